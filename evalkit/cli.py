@@ -1,0 +1,291 @@
+"""The `evalkit` command line: tasks, evaluate, sandbox."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from evalkit.errors import EvalkitError
+from evalkit.runner import fan_out
+from evalkit.sandbox.backend import DockerBackend, docker_client
+from evalkit.sandbox.containers import prune, sweep_orphans
+from evalkit.sandbox.images import BASE_IMAGE, build_base_image
+from evalkit.scoring.correctness import CorrectnessResult, evaluate_patch
+from evalkit.scoring.health import TaskHealth, validate_task
+from evalkit.scoring.patches import changed_lines, changed_paths
+from evalkit.scoring.predictions import (
+    load_predictions,
+    safe_name,
+    summary_report,
+    write_atomic,
+    write_instance_report,
+)
+from evalkit.tasks import Suite, Task, load_suite
+
+app = typer.Typer(
+    help="Evaluate coding agents on short-prompt, large-diff tasks in Docker sandboxes.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+tasks_app = typer.Typer(help="List and validate task suites.", no_args_is_help=True)
+sandbox_app = typer.Typer(help="Sandbox images and clean-up.", no_args_is_help=True)
+app.add_typer(tasks_app, name="tasks")
+app.add_typer(sandbox_app, name="sandbox")
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+
+
+def _load(suite_path: Path) -> Suite:
+    suite = load_suite(suite_path)
+    for error in suite.errors:
+        err_console.print(f"[yellow]skipped[/] {error}", highlight=False, soft_wrap=True)
+    if not suite.tasks:
+        raise EvalkitError(f"{suite_path}: no usable task")
+    return suite
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=False,
+    )
+
+
+def _open_backend(run_id: str) -> DockerBackend:
+    client = docker_client()
+    swept = sweep_orphans(client)
+    if swept:
+        err_console.print(f"removed {len(swept)} container(s) left by dead evalkit runs")
+    return DockerBackend(client, run_id)
+
+
+def _interrupted(backend: DockerBackend, what: str) -> typer.Exit:
+    backend.close()
+    err_console.print(f"[red]interrupted[/]: containers removed; {what}")
+    return typer.Exit(130)
+
+
+# -- tasks -----------------------------------------------------------------------------------
+@tasks_app.command("list")
+def tasks_list(suite: Annotated[Path, typer.Argument(help="Suite folder or .jsonl file.")]) -> None:
+    """List a suite's tasks with their prompt and change sizes."""
+    loaded = _load(suite)
+    table = Table(title=f"{loaded.name}: {len(loaded.tasks)} tasks")
+    for column in ("task", "repo", "prompt chars", "changed lines", "files", "F2P", "P2P", "tags"):
+        table.add_column(
+            column, justify="right" if column in {"prompt chars", "changed lines", "files", "F2P", "P2P"} else "left"
+        )
+    for task in loaded.tasks:
+        table.add_row(
+            task.id,
+            task.repo,
+            str(len(task.prompt)),
+            str(changed_lines(task.patch)),
+            str(len(changed_paths(task.patch))),
+            str(len(task.tests.fail_to_pass)),
+            str(len(task.tests.pass_to_pass)),
+            ", ".join(task.tags),
+        )
+    console.print(table)
+
+
+def _health_table(rows: list[TaskHealth]) -> Table:
+    table = Table(title="Task validation (reference patch x runs, empty patch x 1)")
+    for column in ("task", "gold", "empty", "flaky", "F2P", "P2P", "time s", "verdict"):
+        table.add_column(column)
+    for row in rows:
+        gold = f"{sum(row.gold_runs)}/{len(row.gold_runs)}"
+        verdict = "[green]valid[/]" if row.valid else "[red]invalid[/]: " + "; ".join(row.problems)
+        table.add_row(
+            row.task_id,
+            gold,
+            "resolved" if row.empty_resolved else "unresolved",
+            "yes" if row.flaky else "no",
+            str(row.fail_to_pass),
+            str(row.pass_to_pass),
+            f"{row.duration_s:.1f}",
+            verdict,
+        )
+    return table
+
+
+@tasks_app.command("validate")
+def tasks_validate(
+    suite: Annotated[Path, typer.Argument(help="Suite folder or .jsonl file.")],
+    json_out: Annotated[
+        str | None,
+        typer.Option("--json", flag_value="-", help="Write JSON rows to this file; `--json` alone prints them."),
+    ] = None,
+    runs: Annotated[int, typer.Option(min=1, help="Reference-patch runs per task (flakiness check).")] = 3,
+    concurrency: Annotated[int, typer.Option(min=1, help="Tasks validated at once.")] = 2,
+    task: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
+) -> None:
+    """Check every task: the reference patch must resolve it every time, the empty patch never."""
+    loaded = _load(suite)
+    selected = loaded.select(task)
+    backend = _open_backend(new_run_id())
+    rows: dict[str, TaskHealth] = {}
+    try:
+        with _progress() as progress:
+            bar = progress.add_task("validating", total=len(selected))
+
+            def record(item: Task, health: TaskHealth) -> None:
+                rows[item.id] = health
+                progress.advance(bar)
+
+            def failed(item: Task, error: BaseException) -> None:
+                raise error
+
+            fan_out(
+                selected,
+                lambda t: validate_task(t, backend, runs),
+                backend=backend,
+                concurrency=concurrency,
+                on_result=record,
+                on_error=failed,
+            )
+    except KeyboardInterrupt:
+        raise _interrupted(backend, "nothing was written") from None
+    finally:
+        backend.close()
+    ordered = [rows[t.id] for t in selected]
+    payload = json.dumps([r.model_dump(mode="json") for r in ordered], indent=2)
+    if json_out == "-":
+        sys.stdout.write(payload + "\n")
+    else:
+        console.print(_health_table(ordered))
+        if json_out:
+            write_atomic(Path(json_out), payload + "\n")
+            console.print(f"JSON rows written to {json_out}")
+    valid = sum(r.valid for r in ordered)
+    err_console.print(f"{valid}/{len(ordered)} tasks valid")
+    if valid < len(ordered):
+        raise typer.Exit(1)
+
+
+# -- evaluate --------------------------------------------------------------------------------
+@app.command("evaluate")
+def evaluate(
+    predictions: Annotated[Path, typer.Argument(help="SWE-bench predictions (.json or .jsonl).")],
+    suite: Annotated[Path, typer.Option(help="Suite folder or .jsonl file the predictions are for.")],
+    run_id: Annotated[str | None, typer.Option(help="Name of this evaluation (default: a timestamp).")] = None,
+    out: Annotated[Path, typer.Option(help="Where reports go.")] = Path("reports/evaluations"),
+    concurrency: Annotated[int, typer.Option(min=1)] = 2,
+) -> None:
+    """Score SWE-bench-format predictions against a suite's hidden tests; write per-instance reports."""
+    loaded = _load(suite)
+    preds = load_predictions(predictions)
+    known = {t.id: t for t in loaded.tasks}
+    unknown = [p.instance_id for p in preds if p.instance_id not in known]
+    for instance_id in unknown:
+        err_console.print(f"[yellow]skipped[/] {predictions}: instance `{instance_id}` is not in {suite}")
+    run_id = run_id or new_run_id()
+    out_dir = out / run_id
+    backend = _open_backend(run_id)
+    jobs = [p for p in preds if p.instance_id in known]
+    results: dict[str, dict[str, CorrectnessResult]] = {}
+    try:
+        with _progress() as progress:
+            bar = progress.add_task("evaluating", total=len(jobs))
+
+            def record(pred, result: CorrectnessResult) -> None:
+                results.setdefault(pred.model_name_or_path, {})[pred.instance_id] = result
+                write_instance_report(out_dir, pred, result)
+                progress.advance(bar)
+
+            def failed(pred, error: BaseException) -> None:
+                result = CorrectnessResult(task_id=pred.instance_id, error=str(error))
+                record(pred, result)
+
+            fan_out(
+                jobs,
+                lambda p: evaluate_patch(known[p.instance_id], p.model_patch or "", backend),
+                backend=backend,
+                concurrency=concurrency,
+                on_result=record,
+                on_error=failed,
+            )
+    except KeyboardInterrupt:
+        raise _interrupted(backend, f"finished instances are in {out_dir}") from None
+    finally:
+        backend.close()
+    table = Table(title=f"evaluation {run_id}")
+    for column in ("model", "instances", "resolved", "unresolved", "not applied", "errors"):
+        table.add_column(column)
+    for model, per_instance in results.items():
+        report = summary_report(per_instance, unknown)
+        write_atomic(out_dir / f"{safe_name(model)}.report.json", json.dumps(report, indent=2) + "\n")
+        table.add_row(
+            model,
+            str(len(per_instance)),
+            str(report["resolved_instances"]),
+            str(report["unresolved_instances"]),
+            str(len(report["patch_not_applied_ids"])),
+            str(report["error_instances"]),
+        )
+    console.print(table)
+    console.print(f"reports in {out_dir}")
+
+
+# -- sandbox ---------------------------------------------------------------------------------
+@sandbox_app.command("build-base")
+def sandbox_build_base(
+    tag: Annotated[str, typer.Option(help="Image tag.")] = BASE_IMAGE,
+    force: Annotated[bool, typer.Option(help="Rebuild even if present.")] = False,
+    offline: Annotated[bool, typer.Option(help="Skip the registry; use debootstrap.")] = False,
+    mirror: Annotated[str | None, typer.Option(help="Debian mirror for debootstrap (default: the host's).")] = None,
+) -> None:
+    """Build the base sandbox image (from a registry if one answers, else debootstrap + docker import)."""
+    build_base_image(
+        docker_client(),
+        tag,
+        force=force,
+        offline=offline,
+        mirror=mirror,
+        log=lambda line: err_console.print(line, highlight=False),
+    )
+    console.print(f"base image ready: {tag}")
+
+
+@sandbox_app.command("prune")
+def sandbox_prune(
+    run_id: Annotated[str | None, typer.Option(help="Only this run's containers.")] = None,
+) -> None:
+    """Remove evalkit containers left behind (all of them, or one run's)."""
+    removed = prune(docker_client(), run_id)
+    for container in removed:
+        console.print(f"removed {container.id} (run {container.run_id}, task {container.task_id})")
+    console.print(f"{len(removed)} container(s) removed")
+
+
+def _sigterm_as_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def main() -> None:
+    """Console entry point: user errors are one line on stderr and exit code 2."""
+    signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+    try:
+        app()
+    except EvalkitError as exc:
+        err_console.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)

@@ -1,0 +1,90 @@
+"""Sandbox backends: what opens a sandbox for a task. `DockerBackend` is the one implementation."""
+
+from __future__ import annotations
+
+import threading
+from typing import Protocol
+
+import docker
+import docker.errors
+
+from evalkit.errors import SandboxError
+from evalkit.sandbox.containers import LiveContainers
+from evalkit.sandbox.docker_sandbox import DockerSandbox, SandboxSpec
+from evalkit.sandbox.images import resolve_image
+from evalkit.sandbox.protocol import Sandbox
+from evalkit.sandbox.workspace import Workspace, build_workspace
+from evalkit.tasks.model import Task
+
+
+class SandboxBackend(Protocol):
+    """Opens a sandbox holding a task's base workspace; the caller closes it."""
+
+    def open(self, task: Task, role: str, network: bool = False) -> Sandbox: ...
+
+
+def docker_client() -> docker.DockerClient:
+    """A client for the engine named by DOCKER_HOST (or the local socket), or one clear error."""
+    try:
+        client = docker.from_env(timeout=120)
+        client.ping()
+    except docker.errors.DockerException as exc:
+        reason = str(exc).split("(")[0].strip()
+        raise SandboxError(
+            f"no Docker engine answers ({reason}); start dockerd or set DOCKER_HOST (`make setup` does it on Debian)"
+        ) from None
+    return client
+
+
+class DockerBackend:
+    """Opens `DockerSandbox`es for tasks, caching images and workspaces per process.
+
+    Every container it opens is tracked in `live`, so `close()` (or Ctrl-C in the CLI) removes
+    whatever is still running.
+    """
+
+    def __init__(self, client: docker.DockerClient, run_id: str, spec: SandboxSpec | None = None) -> None:
+        self.client = client
+        self.run_id = run_id
+        self.live = LiveContainers(client)
+        self._template = spec or SandboxSpec(image="")
+        self._images: dict[str, str] = {}
+        self._workspaces: dict[str, Workspace] = {}
+        self._lock = threading.Lock()
+
+    def image(self, task: Task) -> str:
+        with self._lock:
+            if task.image not in self._images:
+                self._images[task.image] = resolve_image(self.client, task.image)
+            return self._images[task.image]
+
+    def workspace(self, task: Task) -> Workspace:
+        with self._lock:
+            cached = self._workspaces.get(task.id)
+        if cached is None:
+            cached = build_workspace(task.source)
+            with self._lock:
+                self._workspaces[task.id] = cached
+        return cached
+
+    def open(self, task: Task, role: str, network: bool = False) -> DockerSandbox:
+        if not self.client:
+            raise SandboxError("backend is closed")
+        spec = SandboxSpec(
+            image=self.image(task),
+            workdir=self._template.workdir,
+            network=network,
+            mem_limit=self._template.mem_limit,
+            cpus=self._template.cpus,
+            pids_limit=self._template.pids_limit,
+            output_limit=self._template.output_limit,
+            default_timeout_s=task.limits.command_timeout_s,
+            env=self._template.env,
+        )
+        return DockerSandbox(
+            self.client, spec, self.workspace(task), run_id=self.run_id, task_id=task.id, role=role, live=self.live
+        )
+
+    def close(self) -> int:
+        """Remove every container still open; return how many there were."""
+        return self.live.remove_all()

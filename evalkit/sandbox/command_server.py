@@ -1,0 +1,228 @@
+"""The in-container command server: one long-lived process hosting one persistent bash shell.
+
+Started once per sandbox with `python3 -u -c <this file's text>` through a single `docker exec`,
+it reads one JSON request per line on stdin and writes one JSON reply per line on stdout.
+A `docker exec` costs ~100 ms; a command here costs what bash needs to run it (a builtin:
+well under a millisecond), and `cd` and exported variables persist between commands, as in a
+terminal. On a timeout the shell's whole process group is killed and a fresh shell started.
+Output is capped inside the container (head and tail kept), so a flood never crosses the
+socket. Standard library only: it must run on any image with a python3.
+"""
+
+import json
+import os
+import secrets
+import selectors
+import signal
+import subprocess
+import sys
+import time
+
+
+class CappedBuffer:
+    """Keeps the first and last `limit // 2` bytes of a stream and counts the rest."""
+
+    def __init__(self, limit):
+        self.half = max(limit // 2, 1)
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, chunk):
+        self.total += len(chunk)
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > self.half:
+                del self.tail[: len(self.tail) - self.half]
+
+    @property
+    def truncated(self):
+        return self.total > len(self.head) + len(self.tail)
+
+    def text(self):
+        if not self.truncated:
+            return (bytes(self.head) + bytes(self.tail)).decode("utf-8", "replace")
+        dropped = self.total - len(self.head) - len(self.tail)
+        marker = "\n[... evalkit truncated %d bytes of output ...]\n" % dropped
+        return bytes(self.head).decode("utf-8", "replace") + marker + bytes(self.tail).decode("utf-8", "replace")
+
+
+class MarkedStream:
+    """Reads one shell output stream up to the end-of-command marker line, capping what it keeps."""
+
+    def __init__(self, marker, limit):
+        self.marker = b"\n" + marker
+        self.buffer = CappedBuffer(limit)
+        self.held = b""  # not yet known to be output rather than the start of the marker
+        self.done = False
+        self.trailer = b""
+
+    def feed(self, chunk):
+        data = self.held + chunk
+        at = data.find(self.marker)
+        if at >= 0:
+            end = data.find(b"\n", at + len(self.marker))
+            if end < 0:
+                self.held = data
+                return
+            self.buffer.add(data[:at])
+            self.trailer = data[at + len(self.marker) : end]
+            self.done = True
+            self.held = b""
+            return
+        keep = len(self.marker) + 16
+        self.buffer.add(data[:-keep] if len(data) > keep else b"")
+        self.held = data[-keep:] if len(data) > keep else data
+
+    def flush(self):
+        self.buffer.add(self.held)
+        self.held = b""
+
+
+def quote(text):
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+class Shell:
+    """A bash process in its own session, fed commands on stdin."""
+
+    def __init__(self, cwd):
+        self.proc = subprocess.Popen(
+            ["/bin/bash", "--noprofile", "--norc"] if os.path.exists("/bin/bash") else ["/bin/sh"],
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+
+    def kill(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def alive(self):
+        return self.proc.poll() is None
+
+
+class Server:
+    def __init__(self):
+        self.home = os.getcwd()
+        self.shell = Shell(self.home)
+
+    def run(self, request):
+        limit = int(request.get("limit", 65536))
+        timeout = float(request.get("timeout", 120))
+        if not self.shell.alive():
+            self.shell = Shell(self.home)
+        shell = self.shell
+        token = ("__EVALKIT_%s__" % secrets.token_hex(8)).encode()
+        prefix = "cd -- %s && " % quote(request["cwd"]) if request.get("cwd") else ""
+        script = "%seval %s < %s\n__ek_rc=$?\nprintf '\\n%s %%d\\n' \"$__ek_rc\"\nprintf '\\n%s\\n' >&2\n" % (
+            prefix,
+            quote(request["cmd"]),
+            quote(request.get("stdin_path") or "/dev/null"),
+            token.decode(),
+            token.decode(),
+        )
+        started = time.monotonic()
+        out, err = MarkedStream(token, limit), MarkedStream(token, limit)
+        try:
+            shell.proc.stdin.write(script.encode())
+            shell.proc.stdin.flush()
+        except OSError:
+            pass
+        sel = selectors.DefaultSelector()
+        sel.register(shell.proc.stdout, selectors.EVENT_READ, out)
+        sel.register(shell.proc.stderr, selectors.EVENT_READ, err)
+        deadline = started + timeout
+        timed_out = False
+        while not (out.done and err.done):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            events = sel.select(remaining)
+            for key, _ in events:
+                chunk = os.read(key.fileobj.fileno(), 65536)
+                if not chunk:  # the shell exited (`exit`, or killed)
+                    sel.unregister(key.fileobj)
+                    key.data.done = True
+                    continue
+                if not key.data.done:
+                    key.data.feed(chunk)
+        sel.close()
+        exit_code = None
+        if out.trailer.strip():
+            exit_code = int(out.trailer.strip())
+        notice = ""
+        if timed_out:
+            shell.kill()
+            exit_code = 124
+            notice = "\n[evalkit: command timed out after %gs; the shell was restarted]\n" % timeout
+        elif exit_code is None:  # shell died without reaching the marker
+            shell.kill()
+            exit_code = shell.proc.returncode if shell.proc.returncode is not None else 125
+            exit_code = 128 - exit_code if exit_code < 0 else exit_code
+            notice = "\n[evalkit: the shell exited; a new one was started]\n"
+        out.flush()
+        err.flush()
+        return {
+            "exit_code": exit_code,
+            "stdout": out.buffer.text(),
+            "stderr": err.buffer.text() + notice,
+            "duration": time.monotonic() - started,
+            "truncated": out.buffer.truncated or err.buffer.truncated,
+            "timed_out": timed_out,
+        }
+
+    def kill_all(self):
+        """Kill every process this user may signal but this server (kill(-1) needs no new process,
+        so it works even when a fork bomb holds every pid)."""
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+        self.shell.kill()
+        self.shell = Shell(self.home)
+        return {"exit_code": 0, "stdout": "", "stderr": "", "duration": 0.0, "truncated": False, "timed_out": False}
+
+
+def main():
+    server = Server()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        try:
+            reply = server.kill_all() if request.get("op") == "kill_all" else server.run(request)
+        except Exception as exc:  # a reply must always come back, or the host waits forever
+            reply = {
+                "exit_code": 126,
+                "stdout": "",
+                "stderr": "evalkit command server: %r" % (exc,),
+                "duration": 0.0,
+                "truncated": False,
+                "timed_out": False,
+            }
+        reply["id"] = request.get("id")
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

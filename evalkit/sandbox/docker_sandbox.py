@@ -1,0 +1,301 @@
+"""DockerSandbox: a task workspace in a locked-down container, driven by one persistent command server.
+
+Safety by default: no network, memory/CPU/pids caps, every capability dropped,
+no-new-privileges, commands run as the unprivileged `agent` user, no host mounts, labels on the
+container, and removal on close, on error and (through `LiveContainers`) on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import json
+import posixpath
+import socket
+import struct
+import tarfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from evalkit.errors import SandboxError
+from evalkit.sandbox.containers import LiveContainers, container_labels, remove_container
+from evalkit.sandbox.protocol import ExecResult
+from evalkit.sandbox.workspace import Workspace, tar_single_file
+
+SERVER_SOURCE = (Path(__file__).parent / "command_server.py").read_text()
+SANDBOX_USER = "1000:1000"
+MAX_DIFF_BYTES = 64 * 1024 * 1024
+_REPLY_MARGIN_S = 15.0  # the server enforces the timeout; the host waits this much longer before giving up on it
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    """How a sandbox container is made. The defaults are the safe ones."""
+
+    image: str
+    workdir: str = "/workspace"
+    network: bool = False
+    mem_limit: str = "2g"
+    cpus: float = 1.0
+    pids_limit: int = 256
+    output_limit: int = 64_000
+    default_timeout_s: float = 120.0
+    env: dict[str, str] = field(default_factory=dict)
+
+
+class _CommandChannel:
+    """The socket of one `docker exec` running the command server: write requests, read reply lines.
+
+    The stream is Docker's multiplexed format (8-byte frame headers) because the exec has no TTY.
+    """
+
+    def __init__(self, client: docker.DockerClient, container_id: str, workdir: str) -> None:
+        exec_id = client.api.exec_create(
+            container_id, ["python3", "-u", "-c", SERVER_SOURCE], stdin=True, user=SANDBOX_USER, workdir=workdir
+        )["Id"]
+        response = client.api.exec_start(exec_id, socket=True)
+        self._sock: socket.socket = getattr(response, "_sock", response)
+        self._pending = bytearray()
+        self._stderr = bytearray()
+
+    def request(self, payload: dict, wait_s: float) -> dict:
+        self._sock.settimeout(wait_s)
+        self._sock.sendall((json.dumps(payload) + "\n").encode())
+        while b"\n" not in self._pending:
+            kind, data = self._frame()
+            if kind == 2:
+                self._stderr += data
+            else:
+                self._pending += data
+        line, _, rest = bytes(self._pending).partition(b"\n")
+        self._pending = bytearray(rest)
+        return json.loads(line)
+
+    def _frame(self) -> tuple[int, bytes]:
+        header = self._read_exact(8)
+        kind, size = struct.unpack(">BxxxL", header)
+        return kind, self._read_exact(size)
+
+    def _read_exact(self, size: int) -> bytes:
+        chunks = bytearray()
+        while len(chunks) < size:
+            chunk = self._sock.recv(size - len(chunks))
+            if not chunk:
+                detail = self._stderr.decode(errors="replace").strip()[-300:]
+                raise ConnectionError(f"command server exited{': ' + detail if detail else ''}")
+            chunks += chunk
+        return bytes(chunks)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._sock.close()
+
+
+class DockerSandbox:
+    """A running container holding one task workspace. Use as a context manager."""
+
+    def __init__(
+        self,
+        client: docker.DockerClient,
+        spec: SandboxSpec,
+        workspace: Workspace,
+        *,
+        run_id: str,
+        task_id: str,
+        role: str = "agent",
+        live: LiveContainers | None = None,
+    ) -> None:
+        self.workdir = spec.workdir
+        self.spec = spec
+        self.base_commit = workspace.base_commit
+        self._client = client
+        self._live = live
+        self._lock = threading.Lock()
+        self._channel: _CommandChannel | None = None
+        self._ids = itertools.count(1)
+        self._closed = False
+        try:
+            container = client.containers.create(
+                spec.image,
+                command=["sleep", "infinity"],
+                init=True,
+                detach=True,
+                labels=container_labels(run_id, task_id, role),
+                network_mode=None if spec.network else "none",
+                network_disabled=not spec.network,
+                mem_limit=spec.mem_limit,
+                memswap_limit=spec.mem_limit,
+                nano_cpus=int(spec.cpus * 1e9),
+                pids_limit=spec.pids_limit,
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                working_dir=spec.workdir,
+                environment={"HOME": "/home/agent", "PYTHONDONTWRITEBYTECODE": "1", **spec.env},
+            )
+        except docker.errors.ImageNotFound:
+            raise SandboxError(
+                f"image {spec.image} not found: run `evalkit sandbox build-base` (and build the suite image)"
+            ) from None
+        self.container_id: str = container.id
+        if live is not None:
+            live.add(self.container_id)
+        try:
+            container.start()
+            if not client.api.put_archive(self.container_id, spec.workdir, workspace.archive):
+                raise SandboxError(f"could not copy the workspace into {spec.image}")
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> DockerSandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- commands ---------------------------------------------------------------------------
+    def exec(
+        self,
+        cmd: str,
+        timeout: float | None = None,
+        cwd: str | None = None,
+        output_limit: int | None = None,
+    ) -> ExecResult:
+        """Run `cmd` in the sandbox's persistent bash shell as the sandbox user.
+
+        `cd` and exports persist between calls until a timeout restarts the shell; `cwd` runs a
+        `cd` first. Each stream is capped at `output_limit` bytes (head and tail kept).
+        """
+        timeout = timeout or self.spec.default_timeout_s
+        payload = {
+            "cmd": cmd,
+            "timeout": timeout,
+            "cwd": cwd,
+            "limit": output_limit or self.spec.output_limit,
+        }
+        with self._lock:
+            if self._closed:
+                raise SandboxError("sandbox is closed")
+            payload["id"] = next(self._ids)
+            try:
+                reply = self._ensure_channel().request(payload, timeout + _REPLY_MARGIN_S)
+            except (OSError, ConnectionError, ValueError) as exc:
+                # The server died (the command killed it) or hung: start a fresh one next time.
+                self._drop_channel()
+                if not self._container_running():
+                    raise SandboxError(f"sandbox container {self.container_id[:12]} is gone") from exc
+                return ExecResult(
+                    exit_code=125, stdout="", stderr=f"evalkit: command channel lost ({exc})", duration=0.0
+                )
+        return ExecResult(
+            exit_code=int(reply["exit_code"]),
+            stdout=reply["stdout"],
+            stderr=reply["stderr"],
+            duration=float(reply["duration"]),
+            truncated=bool(reply["truncated"]),
+            timed_out=bool(reply["timed_out"]),
+        )
+
+    def _ensure_channel(self) -> _CommandChannel:
+        if self._channel is None:
+            self._channel = _CommandChannel(self._client, self.container_id, self.workdir)
+        return self._channel
+
+    def _drop_channel(self) -> None:
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
+
+    def _container_running(self) -> bool:
+        try:
+            return self._client.api.inspect_container(self.container_id)["State"]["Running"]
+        except docker.errors.NotFound:
+            return False
+
+    def docker_exec(self, cmd: str, user: str = SANDBOX_USER) -> ExecResult:
+        """One plain `docker exec` (no command server): the baseline the benchmark compares with."""
+        started = time.perf_counter()
+        result = self._client.api.exec_create(self.container_id, ["bash", "-c", cmd], user=user)
+        output = self._client.api.exec_start(result["Id"], demux=True)
+        code = self._client.api.exec_inspect(result["Id"])["ExitCode"]
+        out, err = output
+        return ExecResult(
+            code,
+            (out or b"").decode(errors="replace"),
+            (err or b"").decode(errors="replace"),
+            time.perf_counter() - started,
+        )
+
+    def kill_all(self) -> None:
+        """Kill every process of the sandbox user and start a fresh shell.
+
+        The command server does it with kill(-1), which needs no new process, so it works even
+        when a fork bomb holds every pid; a plain `docker exec` is the fallback.
+        """
+        with self._lock:
+            try:
+                self._ensure_channel().request({"op": "kill_all", "id": next(self._ids)}, _REPLY_MARGIN_S)
+            except (OSError, ConnectionError, ValueError):
+                self._drop_channel()
+                self.docker_exec("kill -KILL -1 2>/dev/null; true")
+
+    # -- files ------------------------------------------------------------------------------
+    def _abs(self, path: str) -> str:
+        return path if path.startswith("/") else posixpath.join(self.workdir, path)
+
+    def read_file(self, path: str) -> str:
+        data = self.copy_out(self._abs(path))
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            member = tar.next()
+            if member is None or not member.isfile():
+                raise FileNotFoundError(path)
+            extracted = tar.extractfile(member)
+            assert extracted is not None
+            return extracted.read().decode("utf-8", errors="replace")
+
+    def write_file(self, path: str, content: str | bytes) -> None:
+        path = self._abs(path)
+        data = content.encode() if isinstance(content, str) else content
+        parent, name = posixpath.split(path)
+        self.exec(f"mkdir -p '{parent}'")
+        self.copy_in(tar_single_file(name, data), parent)
+
+    def copy_in(self, tar_bytes: bytes, dest: str) -> None:
+        try:
+            self._client.api.put_archive(self.container_id, self._abs(dest), tar_bytes)
+        except docker.errors.NotFound as exc:
+            raise FileNotFoundError(dest) from exc
+
+    def copy_out(self, path: str) -> bytes:
+        try:
+            stream, _ = self._client.api.get_archive(self.container_id, self._abs(path))
+        except docker.errors.NotFound as exc:
+            raise FileNotFoundError(path) from exc
+        return b"".join(stream)
+
+    def diff(self) -> str:
+        """Everything changed since the base commit (new files too), as a binary-safe git diff."""
+        result = self.exec(
+            f"git add --all && git diff --cached --binary {self.base_commit}", timeout=120, output_limit=MAX_DIFF_BYTES
+        )
+        if result.exit_code != 0:
+            raise SandboxError(f"git diff failed in the sandbox: {result.stderr.strip()[:200]}")
+        if result.truncated:
+            raise SandboxError("the diff is larger than the output limit")
+        return result.stdout
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._drop_channel()
+        remove_container(self._client, self.container_id)
+        if self._live is not None:
+            self._live.discard(self.container_id)

@@ -1,0 +1,138 @@
+"""Sandbox images: the offline base image, and suite images built from recipes cached by content hash.
+
+`sandboxes/<name>/Dockerfile` is a recipe; it is built `FROM` the base image (build arg
+`BASE_IMAGE`) and tagged `evalkit/<name>:<hash>`, the hash covering the recipe's files and the
+base image id, so an edit to either rebuilds and nothing else does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import docker
+import docker.errors
+
+import evalkit
+from evalkit.errors import SandboxError
+
+BASE_IMAGE = "evalkit/base:latest"
+REGISTRY_BASE = "python:3.12-slim"
+_build_lock = threading.Lock()
+
+
+def recipes_dir() -> Path:
+    """Where the recipes are: packaged with the wheel, or `sandboxes/` of a source checkout."""
+    override = os.environ.get("EVALKIT_SANDBOXES")
+    if override:
+        return Path(override)
+    package = Path(evalkit.__file__).parent
+    for candidate in (package / "_recipes", package.parent / "sandboxes"):
+        if candidate.is_dir():
+            return candidate
+    raise SandboxError("cannot find the sandbox recipes (set EVALKIT_SANDBOXES to the sandboxes/ folder)")
+
+
+def image_exists(client: docker.DockerClient, tag: str) -> bool:
+    try:
+        client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        return False
+    return True
+
+
+def _registry_reachable(client: docker.DockerClient, timeout_s: float = 20.0) -> bool:
+    """Try to pull the registry base image; give up quietly after `timeout_s`."""
+    outcome: list[bool] = []
+
+    def pull() -> None:
+        try:
+            client.images.pull(REGISTRY_BASE)
+            outcome.append(True)
+        except docker.errors.APIError:
+            outcome.append(False)
+
+    worker = threading.Thread(target=pull, daemon=True)
+    worker.start()
+    worker.join(timeout_s)
+    return bool(outcome and outcome[0])
+
+
+def _host_mirror() -> str:
+    """The Debian mirror the host's apt uses, so debootstrap reaches what apt reaches."""
+    for sources in (Path("/etc/apt/sources.list.d/debian.sources"), Path("/etc/apt/sources.list")):
+        if not sources.exists():
+            continue
+        for line in sources.read_text().splitlines():
+            words = line.split()
+            if words[:1] == ["URIs:"] and len(words) > 1 and "security" not in words[1]:
+                return words[1]
+            if words[:1] == ["deb"] and len(words) > 2 and "security" not in words[-2]:
+                return next(w for w in words[1:] if w.startswith("http"))
+    return "http://deb.debian.org/debian"
+
+
+def build_base_image(
+    client: docker.DockerClient,
+    tag: str = BASE_IMAGE,
+    *,
+    force: bool = False,
+    offline: bool = False,
+    mirror: str | None = None,
+    log: Callable[[str], None] = print,
+) -> str:
+    """Make sure the base image exists: from a registry when one answers, else debootstrap + import."""
+    if image_exists(client, tag) and not force:
+        log(f"{tag} is present (use --force to rebuild)")
+        return tag
+    recipes = recipes_dir() / "base"
+    if not offline and _registry_reachable(client):
+        log(f"building {tag} from {REGISTRY_BASE}")
+        client.images.build(path=str(recipes), dockerfile="Dockerfile.registry", tag=tag, rm=True)
+        return tag
+    if os.geteuid() != 0:
+        raise SandboxError("no registry answers and debootstrap needs root: run `evalkit sandbox build-base` as root")
+    if shutil.which("debootstrap") is None:
+        raise SandboxError("no registry answers and debootstrap is missing: apt-get install -y debootstrap")
+    mirror = mirror or _host_mirror()
+    log(f"no registry: building {tag} with debootstrap from {mirror} (about a minute)")
+    result = subprocess.run(["bash", str(recipes / "debootstrap.sh"), tag, mirror], capture_output=True, text=True)
+    if result.returncode != 0:
+        tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
+        raise SandboxError(f"base image build failed: {' | '.join(tail)}")
+    return tag
+
+
+def _recipe_hash(recipe: Path, base_id: str) -> str:
+    digest = hashlib.sha256(base_id.encode())
+    for path in sorted(p for p in recipe.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(recipe)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def resolve_image(client: docker.DockerClient, image: str, base: str = BASE_IMAGE) -> str:
+    """The Docker image for a task's `image` field: a recipe name is built (once) and tagged by
+    content hash; anything else is taken as an image reference."""
+    recipe = recipes_dir() / image
+    if not (recipe / "Dockerfile").is_file():
+        if not image_exists(client, image):
+            raise SandboxError(f"image {image} is neither a recipe in {recipes_dir()} nor a local image")
+        return image
+    try:
+        base_id = client.images.get(base).id
+    except docker.errors.ImageNotFound:
+        raise SandboxError(f"base image {base} is missing: run `evalkit sandbox build-base`") from None
+    tag = f"evalkit/{image}:{_recipe_hash(recipe, base_id)}"
+    with _build_lock:
+        if not image_exists(client, tag):
+            try:
+                client.images.build(path=str(recipe), tag=tag, buildargs={"BASE_IMAGE": base}, rm=True)
+            except docker.errors.BuildError as exc:
+                raise SandboxError(f"building recipe {recipe}: {exc.msg}") from None
+    return tag

@@ -1,0 +1,63 @@
+"""The Sandbox protocol: the few operations every stage needs from an isolated workspace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """Outcome of one command. `truncated` says output was cut (head and tail kept, marker between);
+    `timed_out` says the command and everything it started were killed at the timeout (exit 124)."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+    duration: float
+    truncated: bool = False
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """An isolated workspace holding a task's base tree as a one-commit git repository."""
+
+    workdir: str
+    base_commit: str  # the workspace repository's only commit
+
+    def exec(self, cmd: str, timeout: float | None = None, cwd: str | None = None) -> ExecResult:
+        """Run a shell command; never raises for a failing or hanging command."""
+        ...
+
+    def read_file(self, path: str) -> str:
+        """Text of a file (raises FileNotFoundError)."""
+        ...
+
+    def write_file(self, path: str, content: str | bytes) -> None:
+        """Create or replace a file, making parent folders."""
+        ...
+
+    def copy_in(self, tar_bytes: bytes, dest: str) -> None:
+        """Unpack a tar archive at `dest`."""
+        ...
+
+    def copy_out(self, path: str) -> bytes:
+        """A tar archive of `path`."""
+        ...
+
+    def diff(self) -> str:
+        """Every change since the base commit, new files included, as a git diff."""
+        ...
+
+    def kill_all(self) -> None:
+        """Kill every process the workspace user started (used when an attempt's time runs out)."""
+        ...
+
+    def close(self) -> None:
+        """Destroy the sandbox; safe to call twice."""
+        ...

@@ -1,0 +1,114 @@
+"""Build a task's workspace: the base tree as a fresh git repository with exactly one commit.
+
+No later history, no reference patch, no hidden tests: the agent cannot mine `git log --all`
+for the answer. The commit is made with fixed author, committer and dates, so the same tree
+always gives the same base commit id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.errors import EvalkitError
+from evalkit.tasks.model import TaskSource
+
+WORKSPACE_UID = 1000
+IGNORED_NAMES = {".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".venv"}
+# Harness litter that must never count as the agent's change; kept out of the tree, not out of .gitignore.
+LOCAL_EXCLUDES = "__pycache__/\n*.pyc\n.pytest_cache/\n"
+_FIXED_GIT_ENV = {
+    "GIT_AUTHOR_NAME": "evalkit",
+    "GIT_AUTHOR_EMAIL": "evalkit@localhost",
+    "GIT_COMMITTER_NAME": "evalkit",
+    "GIT_COMMITTER_EMAIL": "evalkit@localhost",
+    "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z",
+}
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A tar archive of the workspace repository (owned by the sandbox user) and its base commit."""
+
+    archive: bytes
+    base_commit: str
+
+
+def _git(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+    result = subprocess.run(["git", *args], cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise EvalkitError(f"git {' '.join(args[:2])} in {cwd} failed: {result.stderr.strip().splitlines()[-1:]}")
+    return result.stdout
+
+
+def _export_source(source: TaskSource, dest: Path, repo_cache: Path) -> None:
+    if source.snapshot is not None:
+        shutil.copytree(source.snapshot, dest, ignore=shutil.ignore_patterns(*IGNORED_NAMES), dirs_exist_ok=True)
+        return
+    repo = Path(source.git) if source.git and Path(source.git).exists() else _cached_clone(source.git, repo_cache)
+    archive = subprocess.run(["git", "archive", "--format=tar", source.base_commit], cwd=repo, capture_output=True)
+    if archive.returncode != 0:
+        raise EvalkitError(
+            f"{source.git}: commit {source.base_commit} not found "
+            "(fetch it, or point `source.git` at a clone that has it)"
+        )
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(dest, filter="data")
+
+
+def _cached_clone(url: str | None, repo_cache: Path) -> Path:
+    assert url is not None
+    target = repo_cache / hashlib.sha256(url.encode()).hexdigest()[:16]
+    if not target.exists():
+        repo_cache.mkdir(parents=True, exist_ok=True)
+        result = subprocess.run(["git", "clone", "--quiet", url, str(target)], capture_output=True, text=True)
+        if result.returncode != 0:
+            shutil.rmtree(target, ignore_errors=True)
+            raise EvalkitError(
+                f"{url}: cannot clone ({result.stderr.strip()[:160]}); clone it and set `source.git` to the path"
+            )
+    return target
+
+
+def build_workspace(source: TaskSource, repo_cache: Path | None = None) -> Workspace:
+    """Export the base tree into a fresh one-commit repository and pack it for the sandbox."""
+    repo_cache = repo_cache or Path(os.environ.get("EVALKIT_CACHE", Path.home() / ".cache" / "evalkit")) / "repos"
+    with tempfile.TemporaryDirectory(prefix="evalkit-ws-") as tmp:
+        root = Path(tmp) / "workspace"
+        root.mkdir()
+        _export_source(source, root, repo_cache)
+        _git(["init", "--quiet", "--initial-branch=main"], root)
+        _git(["add", "--all", "--force"], root)
+        _git(["-c", "commit.gpgsign=false", "commit", "--quiet", "--allow-empty", "-m", "base"], root, _FIXED_GIT_ENV)
+        base = _git(["rev-parse", "HEAD"], root).strip()
+        (root / ".git" / "info").mkdir(exist_ok=True)
+        (root / ".git" / "info" / "exclude").write_text(LOCAL_EXCLUDES)
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as tar:
+            tar.add(root, arcname=".", filter=_owned_by_sandbox_user)
+        return Workspace(archive=buf.getvalue(), base_commit=base)
+
+
+def _owned_by_sandbox_user(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    info.uid = info.gid = WORKSPACE_UID
+    info.uname = info.gname = "agent"
+    return info
+
+
+def tar_single_file(name: str, content: bytes, mode: int = 0o644) -> bytes:
+    """A tar archive holding one file, owned by the sandbox user."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        info = tarfile.TarInfo(name)
+        info.size = len(content)
+        info.mode = mode
+        tar.addfile(_owned_by_sandbox_user(info), io.BytesIO(content))
+    return buf.getvalue()

@@ -1,0 +1,135 @@
+"""Correctness: apply a candidate diff and the hidden tests in a fresh sandbox, run, and grade.
+
+Order matters and follows SWE-bench's harness: the candidate diff first (git apply, then
+`--reject`, then `patch --fuzz`), then the files of the hidden `test_patch` are reset to the base
+and the test patch applied, so an agent's edits to those test files cannot decide the verdict.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+
+from pydantic import BaseModel, Field
+
+from evalkit.sandbox.backend import SandboxBackend
+from evalkit.sandbox.protocol import Sandbox
+from evalkit.scoring.grading import Grade, TestGroupResult, grade
+from evalkit.scoring.junit import TestStatus, parse_junit
+from evalkit.scoring.patches import changed_paths
+from evalkit.tasks.model import Task
+
+SCRATCH = "/tmp/evalkit"
+APPLY_COMMANDS = (
+    ("git apply", "git apply --verbose --whitespace=nowarn {path}"),
+    ("git apply --reject", "git apply --verbose --reject --whitespace=nowarn {path}"),
+    ("patch --fuzz", "patch --batch --fuzz=5 -p1 -i {path}"),
+)
+LOG_LIMIT = 200_000
+
+
+class CorrectnessResult(BaseModel):
+    """Everything the correctness check observed for one candidate diff."""
+
+    task_id: str
+    resolved: bool = False
+    patch_empty: bool = False
+    patch_applied: bool = False
+    apply_method: str | None = None
+    tests_ran: bool = False
+    fail_to_pass: TestGroupResult = Field(default_factory=lambda: TestGroupResult(passed=[], failed=[]))
+    pass_to_pass: TestGroupResult = Field(default_factory=lambda: TestGroupResult(passed=[], failed=[]))
+    statuses: dict[str, TestStatus] = Field(default_factory=dict)
+    error: str | None = None  # a harness or task problem, as opposed to a wrong answer
+    durations: dict[str, float] = Field(default_factory=dict)
+    log: str = ""
+
+    def with_grade(self, verdict: Grade) -> CorrectnessResult:
+        return self.model_copy(
+            update={
+                "resolved": verdict.resolved,
+                "fail_to_pass": verdict.fail_to_pass,
+                "pass_to_pass": verdict.pass_to_pass,
+                "statuses": verdict.statuses,
+            }
+        )
+
+
+def _apply_candidate(sandbox: Sandbox, patch: str, log: list[str]) -> str | None:
+    """Apply `patch` with the first method that works; return its name, or None."""
+    path = f"{SCRATCH}/candidate.patch"
+    sandbox.write_file(path, patch if patch.endswith("\n") else patch + "\n")
+    for name, template in APPLY_COMMANDS:
+        result = sandbox.exec(template.format(path=path), timeout=120)
+        log.append(f"$ {name}\n{result.stdout}{result.stderr}")
+        if result.ok:
+            return name
+        sandbox.exec("git reset --hard --quiet && git clean -fdq", timeout=120)
+    return None
+
+
+def _apply_hidden_tests(sandbox: Sandbox, task: Task, base_commit: str, log: list[str]) -> str | None:
+    """Reset the test patch's files to the base, then apply it; return an error or None."""
+    resets = " ; ".join(
+        f"(git checkout {base_commit} -- {shlex.quote(p)} 2>/dev/null || rm -f -- {shlex.quote(p)})"
+        for p in changed_paths(task.test_patch)
+    )
+    if resets:
+        sandbox.exec(resets, timeout=120)
+    path = f"{SCRATCH}/hidden_tests.patch"
+    sandbox.write_file(path, task.test_patch)
+    result = sandbox.exec(f"git apply --verbose --whitespace=nowarn {path}", timeout=120)
+    log.append(f"$ apply hidden tests\n{result.stdout}{result.stderr}")
+    return None if result.ok else f"the task's test_patch does not apply: {result.stderr.strip()[:200]}"
+
+
+def test_command(task: Task, junit_path: str) -> str:
+    """The test command with JUnit output and the listed tests' files appended."""
+    files = sorted({t.split("::")[0] for t in task.tests.fail_to_pass + task.tests.pass_to_pass})
+    extra = f"-p no:cacheprovider -o junit_family=xunit1 --junitxml={junit_path}"
+    return " ".join([task.tests.command, extra, *map(shlex.quote, files)])
+
+
+test_command.__test__ = False  # not a pytest test
+
+
+def evaluate_patch(task: Task, patch: str, backend: SandboxBackend) -> CorrectnessResult:
+    """Score one candidate diff for `task` in a fresh, network-less sandbox."""
+    started = time.monotonic()
+    result = CorrectnessResult(task_id=task.id, patch_empty=not patch.strip())
+    log: list[str] = []
+    timings: dict[str, float] = {}
+    with backend.open(task, role="score") as sandbox:
+        timings["setup"] = time.monotonic() - started
+        mark = time.monotonic()
+        if result.patch_empty:
+            result.patch_applied = True
+        else:
+            result.apply_method = _apply_candidate(sandbox, patch, log)
+            result.patch_applied = result.apply_method is not None
+        timings["apply"] = time.monotonic() - mark
+        if not result.patch_applied:
+            log.append("candidate patch does not apply: tests not run")
+        else:
+            result.error = _apply_hidden_tests(sandbox, task, sandbox.base_commit, log)
+            if result.error is None:
+                mark = time.monotonic()
+                junit = f"{SCRATCH}/junit.xml"
+                run = sandbox.exec(test_command(task, junit), timeout=task.tests.timeout_s, output_limit=LOG_LIMIT)
+                timings["tests"] = time.monotonic() - mark
+                log.append(f"$ {test_command(task, junit)}  (exit {run.exit_code})\n{run.stdout}{run.stderr}")
+                outcomes = None
+                try:
+                    outcomes = parse_junit(sandbox.read_file(junit))
+                    result.tests_ran = bool(outcomes)
+                except FileNotFoundError:
+                    log.append("no JUnit report: the test run crashed or timed out")
+                except Exception as exc:  # a malformed report is the candidate's fault, not a crash
+                    log.append(f"unreadable JUnit report: {exc}")
+                result = result.with_grade(grade(task.tests.fail_to_pass, task.tests.pass_to_pass, outcomes))
+    if not result.tests_ran:
+        result = result.with_grade(grade(task.tests.fail_to_pass, task.tests.pass_to_pass, None))
+    timings["total"] = time.monotonic() - started
+    result.durations = {k: round(v, 3) for k, v in timings.items()}
+    result.log = "\n".join(log)[-LOG_LIMIT:]
+    return result

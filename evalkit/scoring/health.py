@@ -1,0 +1,85 @@
+"""Task health: a task is valid when its reference change resolves it every time, the empty
+change does not, and no listed test flips between identical runs."""
+
+from __future__ import annotations
+
+import time
+
+from pydantic import BaseModel, Field
+
+from evalkit.errors import EvalkitError
+from evalkit.sandbox.backend import SandboxBackend
+from evalkit.scoring.correctness import CorrectnessResult, evaluate_patch
+from evalkit.scoring.junit import TestStatus
+from evalkit.tasks.model import Task
+
+
+class TaskHealth(BaseModel):
+    """The validation verdict on one task, with the reasons when it is not valid."""
+
+    task_id: str
+    valid: bool
+    gold_resolved: bool  # the reference change resolved on every run
+    gold_runs: list[bool]
+    empty_resolved: bool
+    flaky: bool
+    flaky_tests: list[str] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list)
+    fail_to_pass: int
+    pass_to_pass: int
+    duration_s: float
+
+
+def _flaky_tests(runs: list[CorrectnessResult]) -> list[str]:
+    seen: dict[str, set[TestStatus]] = {}
+    for run in runs:
+        for test_id, status in run.statuses.items():
+            seen.setdefault(test_id, set()).add(status)
+    return sorted(t for t, statuses in seen.items() if len(statuses) > 1)
+
+
+def judge_health(task: Task, gold: list[CorrectnessResult], empty: CorrectnessResult, duration_s: float) -> TaskHealth:
+    """Turn the gold and empty runs into a verdict (pure)."""
+    problems: list[str] = []
+    for run in [*gold, empty]:
+        if run.error:
+            problems.append(run.error)
+    if any(not run.patch_applied for run in gold):
+        problems.append("the reference patch does not apply")
+    failing_gold = sorted({t for run in gold for t in run.fail_to_pass.failed + run.pass_to_pass.failed})
+    if failing_gold:
+        problems.append(f"with the reference patch these fail: {', '.join(failing_gold[:5])}")
+    if empty.fail_to_pass.passed:
+        problems.append(f"FAIL_TO_PASS tests pass without any change: {', '.join(empty.fail_to_pass.passed[:5])}")
+    if empty.pass_to_pass.failed:
+        problems.append(f"PASS_TO_PASS tests fail on the base: {', '.join(empty.pass_to_pass.failed[:5])}")
+    flaky_tests = _flaky_tests(gold)
+    if flaky_tests:
+        problems.append(f"flaky: {', '.join(flaky_tests[:5])} changed outcome between identical runs")
+    gold_runs = [run.resolved for run in gold]
+    gold_resolved = all(gold_runs)
+    return TaskHealth(
+        task_id=task.id,
+        valid=gold_resolved and not empty.resolved and not problems,
+        gold_resolved=gold_resolved,
+        gold_runs=gold_runs,
+        empty_resolved=empty.resolved,
+        flaky=bool(flaky_tests) or len(set(gold_runs)) > 1,
+        flaky_tests=flaky_tests,
+        problems=list(dict.fromkeys(problems)),
+        fail_to_pass=len(task.tests.fail_to_pass),
+        pass_to_pass=len(task.tests.pass_to_pass),
+        duration_s=round(duration_s, 2),
+    )
+
+
+def validate_task(task: Task, backend: SandboxBackend, gold_runs: int = 3) -> TaskHealth:
+    """Score the reference patch `gold_runs` times and the empty patch once."""
+    started = time.monotonic()
+    try:
+        gold = [evaluate_patch(task, task.patch, backend) for _ in range(gold_runs)]
+        empty = evaluate_patch(task, "", backend)
+    except EvalkitError as exc:
+        failed = CorrectnessResult(task_id=task.id, error=str(exc))
+        return judge_health(task, [failed], failed, time.monotonic() - started)
+    return judge_health(task, gold, empty, time.monotonic() - started)

@@ -1,0 +1,96 @@
+"""SWE-bench predictions: read them, and write per-instance evaluation reports.
+
+A predictions file is JSON (a list, or a dict keyed by instance id) or JSONL, each record with
+`instance_id`, `model_name_or_path` and `model_patch`, as SWE-bench's harness expects.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from evalkit.errors import EvalkitError
+from evalkit.scoring.correctness import CorrectnessResult
+
+
+class Prediction(BaseModel):
+    instance_id: str
+    model_name_or_path: str = "unknown"
+    model_patch: str | None = None
+
+
+def load_predictions(path: Path) -> list[Prediction]:
+    """Read a predictions file; a bad record is one error naming the file, record and field."""
+    if not path.exists():
+        raise EvalkitError(f"{path}: no such predictions file")
+    text = path.read_text()
+    try:
+        if path.suffix == ".jsonl":
+            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+        else:
+            data = json.loads(text)
+            records = list(data.values()) if isinstance(data, dict) else data
+    except json.JSONDecodeError as exc:
+        raise EvalkitError(
+            f"{path}: not valid JSON{'L' if path.suffix == '.jsonl' else ''} (line {exc.lineno}: {exc.msg})"
+        ) from None
+    predictions = []
+    for number, record in enumerate(records, start=1):
+        try:
+            predictions.append(Prediction.model_validate(record))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(map(str, err["loc"])) or "(record)"
+            raise EvalkitError(f"{path}: record {number}, field `{field}`: {err['msg']}") from None
+    return predictions
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a file so that a reader never sees half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+
+
+def safe_name(name: str) -> str:
+    """A model name usable as a folder name (SWE-bench replaces `/` with `__`)."""
+    return name.replace("/", "__").replace(" ", "_") or "unknown"
+
+
+def write_instance_report(out_dir: Path, prediction: Prediction, result: CorrectnessResult) -> None:
+    """`<out>/<model>/<instance_id>/` gets report.json, patch.diff and test_output.txt."""
+    folder = out_dir / safe_name(prediction.model_name_or_path) / prediction.instance_id
+    report = result.model_dump(mode="json", exclude={"log"})
+    report["model_name_or_path"] = prediction.model_name_or_path
+    write_atomic(folder / "patch.diff", prediction.model_patch or "")
+    write_atomic(folder / "test_output.txt", result.log)
+    write_atomic(folder / "report.json", json.dumps({prediction.instance_id: report}, indent=2))
+
+
+def summary_report(results: dict[str, CorrectnessResult], unknown: list[str]) -> dict:
+    """The SWE-bench-style summary: id lists per outcome and counts."""
+    resolved = sorted(i for i, r in results.items() if r.resolved)
+    empty = sorted(i for i, r in results.items() if r.patch_empty)
+    errors = sorted(i for i, r in results.items() if r.error)
+    unapplied = sorted(i for i, r in results.items() if not r.patch_applied)
+    unresolved = sorted(i for i, r in results.items() if not r.resolved and i not in errors and i not in empty)
+    return {
+        "submitted_instances": len(results) + len(unknown),
+        "completed_instances": len(results) - len(errors),
+        "resolved_instances": len(resolved),
+        "unresolved_instances": len(unresolved),
+        "empty_patch_instances": len(empty),
+        "error_instances": len(errors),
+        "resolved_ids": resolved,
+        "unresolved_ids": unresolved,
+        "empty_patch_ids": empty,
+        "error_ids": errors,
+        "patch_not_applied_ids": unapplied,
+        "unknown_instance_ids": sorted(unknown),
+    }

@@ -1,0 +1,59 @@
+"""Shared fixtures. Integration tests need a real Docker engine: without one they are skipped
+locally with the reason shown, and fail in CI (CI=true), where an engine must answer."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO_SUITE = ROOT / "tasks" / "demo"
+
+
+@pytest.fixture(scope="session")
+def docker_engine():
+    import docker
+
+    from evalkit.errors import SandboxError
+    from evalkit.sandbox.backend import docker_client
+    from evalkit.sandbox.images import BASE_IMAGE, image_exists
+
+    try:
+        client = docker_client()
+    except SandboxError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI needs a Docker engine: {exc}")
+        pytest.skip(f"no Docker engine: {exc}")
+    if not image_exists(client, BASE_IMAGE):
+        message = f"{BASE_IMAGE} missing: run `make setup` (evalkit sandbox build-base)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    yield client
+    assert isinstance(client, docker.DockerClient)
+
+
+@pytest.fixture(scope="session")
+def backend(docker_engine):
+    """One backend for the session (images and workspaces cached); at the end, no container of
+    this test process may be left on the engine."""
+    from evalkit.sandbox.backend import DockerBackend
+    from evalkit.sandbox.containers import LABEL_OWNER, owner_label
+
+    shared = DockerBackend(docker_engine, run_id=f"pytest-{secrets.token_hex(3)}")
+    yield shared
+    shared.close()
+    leftovers = docker_engine.containers.list(all=True, filters={"label": f"{LABEL_OWNER}={owner_label()}"})
+    assert not leftovers, f"tests left containers behind: {[c.short_id for c in leftovers]}"
+
+
+@pytest.fixture(scope="session")
+def demo_suite():
+    from evalkit.tasks import load_suite
+
+    suite = load_suite(DEMO_SUITE)
+    assert not suite.errors, [str(e) for e in suite.errors]
+    return suite

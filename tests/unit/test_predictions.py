@@ -1,0 +1,39 @@
+import json
+
+import pytest
+
+from evalkit.errors import EvalkitError
+from evalkit.scoring.correctness import CorrectnessResult
+from evalkit.scoring.predictions import load_predictions, summary_report
+
+
+def test_json_list_dict_and_jsonl_predictions_load(tmp_path):
+    record = {"instance_id": "a-1", "model_name_or_path": "m/x", "model_patch": "diff"}
+    (tmp_path / "p.json").write_text(json.dumps([record]))
+    (tmp_path / "d.json").write_text(json.dumps({"a-1": record}))
+    (tmp_path / "p.jsonl").write_text(json.dumps(record) + "\n\n")
+    for name in ("p.json", "d.json", "p.jsonl"):
+        (prediction,) = load_predictions(tmp_path / name)
+        assert prediction.instance_id == "a-1" and prediction.model_patch == "diff"
+
+
+def test_bad_record_names_file_record_and_field(tmp_path):
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps({"instance_id": "a"}) + "\n" + json.dumps({"model_patch": "x"}) + "\n")
+    with pytest.raises(EvalkitError, match=r"p.jsonl: record 2, field `instance_id`"):
+        load_predictions(path)
+
+
+def test_summary_separates_resolved_unresolved_empty_and_errors():
+    results = {
+        "ok": CorrectnessResult(task_id="ok", resolved=True, patch_applied=True),
+        "bad": CorrectnessResult(task_id="bad", patch_applied=True),
+        "empty": CorrectnessResult(task_id="empty", patch_empty=True, patch_applied=True),
+        "broken": CorrectnessResult(task_id="broken", error="test_patch does not apply"),
+    }
+    report = summary_report(results, unknown=["ghost"])
+    assert report["resolved_ids"] == ["ok"]
+    assert report["unresolved_ids"] == ["bad"]
+    assert report["empty_patch_ids"] == ["empty"]
+    assert report["error_ids"] == ["broken"]
+    assert report["submitted_instances"] == 5 and report["unknown_instance_ids"] == ["ghost"]
