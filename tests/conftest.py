@@ -57,3 +57,19 @@ def demo_suite():
     suite = load_suite(DEMO_SUITE)
     assert not suite.errors, [str(e) for e in suite.errors]
     return suite
+
+
+@pytest.fixture(scope="session")
+def toy_suite_dir(tmp_path_factory):
+    from toy import write_toy_suite
+
+    return write_toy_suite(tmp_path_factory.mktemp("toy-suite"))
+
+
+@pytest.fixture(scope="session")
+def toy_task(toy_suite_dir):
+    from evalkit.tasks import load_suite
+
+    suite = load_suite(toy_suite_dir)
+    assert not suite.errors, [str(e) for e in suite.errors]
+    return suite.tasks[0]

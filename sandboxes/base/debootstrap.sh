@@ -7,7 +7,7 @@ set -euo pipefail
 tag=${1:?usage: debootstrap.sh IMAGE_TAG [MIRROR] [SUITE]}
 mirror=${2:-http://deb.debian.org/debian}
 suite=${3:-bookworm}
-packages=python3,python3-pytest,git,ca-certificates,patch,procps,ripgrep,less
+packages=python3,python-is-python3,python3-pytest,git,ca-certificates,patch,procps,ripgrep,less
 root=$(mktemp -d /tmp/evalkit-rootfs.XXXXXX)
 trap 'rm -rf "$root"' EXIT
 debootstrap --variant=minbase --include="$packages" "$suite" "$root" "$mirror" >&2

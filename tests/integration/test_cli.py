@@ -1,0 +1,100 @@
+"""The CLI end to end on the real engine: validation, predictions, interruption and clean-up."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from evalkit.sandbox.containers import LABEL_OWNER, LABEL_RUN, container_labels, prune, sweep_orphans
+
+pytestmark = pytest.mark.integration
+EVALKIT = str(Path(sys.executable).parent / "evalkit")
+
+
+def evalkit(*args, **kwargs):
+    return subprocess.run([EVALKIT, *map(str, args)], capture_output=True, text=True, timeout=900, **kwargs)
+
+
+def containers_of(client, owner_pid):
+    owner = f"{os.uname().nodename}:{owner_pid}"
+    return client.containers.list(all=True, filters={"label": f"{LABEL_OWNER}={owner}"})
+
+
+def test_validate_demo_suite_every_task_gold_resolves_and_empty_does_not(demo_suite, docker_engine, tmp_path):
+    out = tmp_path / "health.json"
+    result = evalkit("tasks", "validate", "tasks/demo", "--json", out)
+    rows = json.loads(out.read_text())
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert [r["task_id"] for r in rows] == [t.id for t in demo_suite.tasks]
+    for row in rows:
+        assert row["gold_resolved"] and row["gold_runs"] == [True, True, True], row
+        assert not row["empty_resolved"] and not row["flaky"] and row["valid"], row
+    assert "Task validation" in result.stdout
+
+
+def test_validate_json_flag_alone_prints_rows(toy_suite_dir, docker_engine):
+    result = evalkit("tasks", "validate", toy_suite_dir, "--runs", "1", "--json")
+    assert result.returncode == 0, result.stderr
+    (row,) = json.loads(result.stdout)
+    assert row["task_id"] == "calc-power" and row["valid"] and not row["empty_resolved"]
+
+
+def test_evaluate_swebench_predictions_writes_per_instance_reports(toy_suite_dir, toy_task, tmp_path, docker_engine):
+    predictions = tmp_path / "preds.jsonl"
+    records = [
+        {"instance_id": "calc-power", "model_name_or_path": "gold/model", "model_patch": toy_task.patch},
+        {"instance_id": "calc-power", "model_name_or_path": "empty", "model_patch": ""},
+        {"instance_id": "not-in-suite", "model_name_or_path": "empty", "model_patch": ""},
+    ]
+    predictions.write_text("\n".join(json.dumps(r) for r in records))
+    result = evalkit("evaluate", predictions, "--suite", toy_suite_dir, "--run-id", "t1", "--out", tmp_path / "ev")
+    assert result.returncode == 0, result.stderr
+    assert "not-in-suite" in result.stderr
+    gold = json.loads((tmp_path / "ev/t1/gold__model/calc-power/report.json").read_text())["calc-power"]
+    assert gold["resolved"] and gold["patch_applied"]
+    assert (tmp_path / "ev/t1/gold__model/calc-power/test_output.txt").read_text()
+    summary = json.loads((tmp_path / "ev/t1/empty.report.json").read_text())
+    assert summary["empty_patch_ids"] == ["calc-power"] and summary["resolved_instances"] == 0
+
+
+def test_interrupted_validation_leaves_no_container(demo_suite, docker_engine):
+    proc = subprocess.Popen(
+        [EVALKIT, "tasks", "validate", "tasks/demo"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 120
+    while not containers_of(docker_engine, proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert containers_of(docker_engine, proc.pid), "validation never started a container"
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert b"interrupted" in stderr and b"Traceback" not in stderr
+    assert not containers_of(docker_engine, proc.pid)
+
+
+def test_killed_run_leaves_orphans_that_the_next_sweep_removes(demo_suite, docker_engine):
+    proc = subprocess.Popen(
+        [EVALKIT, "tasks", "validate", "tasks/demo"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 120
+    while not containers_of(docker_engine, proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    proc.kill()
+    proc.wait()
+    assert containers_of(docker_engine, proc.pid), "SIGKILL cannot clean up: the orphans must be there"
+    removed = sweep_orphans(docker_engine)
+    assert removed and not containers_of(docker_engine, proc.pid)
+
+
+def test_sandbox_prune_removes_a_runs_leftovers(docker_engine):
+    labels = container_labels("prune-test", "some-task", "agent")
+    docker_engine.containers.create("evalkit/base:latest", command=["true"], labels=labels)
+    result = evalkit("sandbox", "prune", "--run-id", "prune-test")
+    assert result.returncode == 0 and "1 container(s) removed" in result.stdout
+    assert not docker_engine.containers.list(all=True, filters={"label": f"{LABEL_RUN}=prune-test"})
+    assert prune(docker_engine, "prune-test") == []

@@ -1,0 +1,84 @@
+"""The Docker sandbox's safety promises, checked against the real engine."""
+
+import time
+
+import pytest
+
+from evalkit.sandbox.containers import LABEL_OWNER, LABEL_RUN, LABEL_TASK, owner_label
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def sandbox(toy_task, backend):
+    box = backend.open(toy_task, role="agent")
+    yield box
+    box.close()
+
+
+def test_commands_run_as_an_unprivileged_user_in_the_workspace(sandbox):
+    result = sandbox.exec("id -u; pwd; grep CapEff /proc/self/status")
+    uid, cwd, caps = result.stdout.splitlines()
+    assert uid == "1000" and cwd == "/workspace"
+    assert caps.split()[1] == "0000000000000000"
+
+
+def test_container_has_no_network(sandbox):
+    result = sandbox.exec(
+        "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 53), timeout=3)\"; ls /sys/class/net"
+    )
+    assert result.exit_code == 0  # the listing ran
+    assert "Network is unreachable" in result.stderr
+    assert result.stdout.split() == ["lo"]
+
+
+def test_container_is_labelled_and_capped(sandbox, backend, docker_engine):
+    info = docker_engine.api.inspect_container(sandbox.container_id)
+    labels, host = info["Config"]["Labels"], info["HostConfig"]
+    assert labels[LABEL_RUN] == backend.run_id and labels[LABEL_TASK] == "calc-power"
+    assert labels[LABEL_OWNER] == owner_label()
+    assert host["NetworkMode"] == "none" and host["CapDrop"] == ["ALL"]
+    assert "no-new-privileges" in host["SecurityOpt"]
+    assert host["PidsLimit"] == 256 and host["Memory"] == 2 * 1024**3 and host["NanoCpus"] == 1_000_000_000
+
+
+def test_command_over_its_timeout_is_killed(sandbox):
+    started = time.monotonic()
+    result = sandbox.exec("sleep 100; echo finished", timeout=1)
+    assert result.timed_out and result.exit_code == 124
+    assert time.monotonic() - started < 10
+    assert sandbox.exec("pgrep -u agent -x sleep || echo none").stdout.strip() == "none"
+
+
+def test_20_mb_of_output_is_truncated_inside_the_container(sandbox):
+    started = time.monotonic()
+    result = sandbox.exec("head -c 20000000 /dev/zero | tr '\\0' x")
+    assert result.truncated and result.exit_code == 0
+    assert len(result.stdout) < sandbox.spec.output_limit + 200
+    assert time.monotonic() - started < 10
+
+
+def test_fork_bomb_is_contained_by_the_pids_limit(toy_task, backend, docker_engine):
+    with backend.open(toy_task, role="agent") as box:
+        box.exec(":(){ :|:& };:", timeout=3)
+        stats = docker_engine.api.stats(box.container_id, stream=False)
+        assert stats["pids_stats"]["current"] <= 256
+        box.kill_all()
+        assert box.exec("echo recovered", timeout=20).stdout == "recovered\n"
+
+
+def test_files_round_trip_and_diff_shows_every_change(toy_task, backend):
+    with backend.open(toy_task, role="agent") as box:
+        box.write_file("calc/extra.py", "VALUE = 1\n")
+        box.exec("sed -i 's/a + b/b + a/' calc/__init__.py && rm tests/test_calc.py")
+        assert box.read_file("calc/extra.py") == "VALUE = 1\n"
+        diff = box.diff()
+    assert "+++ b/calc/extra.py" in diff and "+    return b + a" in diff and "deleted file mode" in diff
+
+
+def test_close_removes_the_container(toy_task, backend, docker_engine):
+    box = backend.open(toy_task, role="agent")
+    container_id = box.container_id
+    box.close()
+    box.close()
+    assert not docker_engine.containers.list(all=True, filters={"id": container_id})

@@ -1,0 +1,96 @@
+"""A toy task built on the fly with real git: a tiny `calc` package, a reference change adding
+`power`, and hidden tests for it. Small enough for fast integration tests of the scoring path."""
+
+from __future__ import annotations
+
+import subprocess
+import textwrap
+from pathlib import Path
+
+BASE_FILES = {
+    "calc/__init__.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n",
+    "tests/test_calc.py": textwrap.dedent(
+        """
+        from calc import add, mul
+
+
+        def test_add():
+            assert add(2, 3) == 5
+
+
+        def test_mul():
+            assert mul(2, 3) == 6
+        """
+    ).lstrip(),
+}
+POWER = (
+    "\n\ndef power(a, b):\n    result = 1\n    for _ in range(b):\n        result = mul(result, a)\n    return result\n"
+)
+HIDDEN_TEST = textwrap.dedent(
+    """
+    from calc import power
+
+
+    def test_power():
+        assert power(2, 10) == 1024
+
+
+    def test_power_zero():
+        assert power(7, 0) == 1
+    """
+).lstrip()
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def diff_of(snapshot: Path, edits: dict[str, str | None]) -> str:
+    """The git diff that turns `snapshot` into `snapshot` + `edits` (None deletes a file)."""
+    work = snapshot.parent / f".diff-{abs(hash(tuple(sorted(edits))))}"
+    subprocess.run(["rm", "-rf", str(work)], check=True)
+    subprocess.run(["cp", "-r", str(snapshot), str(work)], check=True)
+    _git(work, "init", "-q")
+    _git(work, "add", "-A")
+    _git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    for name, content in edits.items():
+        path = work / name
+        if content is None:
+            path.unlink()
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content)
+    _git(work, "add", "-A")
+    diff = _git(work, "diff", "--cached")
+    subprocess.run(["rm", "-rf", str(work)], check=True)
+    return diff
+
+
+def write_toy_suite(root: Path) -> Path:
+    """Write a one-task suite folder under `root` and return it."""
+    snapshot = root / "repos" / "calc"
+    for name, content in BASE_FILES.items():
+        (snapshot / name).parent.mkdir(parents=True, exist_ok=True)
+        (snapshot / name).write_text(content)
+    task_dir = root / "calc-power"
+    task_dir.mkdir(parents=True)
+    (task_dir / "patch.diff").write_text(
+        diff_of(snapshot, {"calc/__init__.py": BASE_FILES["calc/__init__.py"] + POWER})
+    )
+    (task_dir / "test_patch.diff").write_text(diff_of(snapshot, {"tests/test_power.py": HIDDEN_TEST}))
+    (task_dir / "task.toml").write_text(
+        textwrap.dedent(
+            """
+            prompt = "Add integer power to calc."
+            repo = "calc"
+            [source]
+            snapshot = "../repos/calc"
+            [tests]
+            fail_to_pass = ["tests/test_power.py::test_power", "tests/test_power.py::test_power_zero"]
+            pass_to_pass = ["tests/test_calc.py::test_add", "tests/test_calc.py::test_mul"]
+            [limits]
+            command_timeout_s = 60
+            """
+        )
+    )
+    return root
