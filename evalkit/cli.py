@@ -42,8 +42,9 @@ sandbox_app = typer.Typer(help="Sandbox images and clean-up.", no_args_is_help=T
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(sandbox_app, name="sandbox")
 
-console = Console()
-err_console = Console(stderr=True)
+# Piped output (CI logs, `make demo | tee`) gets a wide table instead of rich's 80-column default.
+console = Console(width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 
 def new_run_id() -> str:
@@ -133,7 +134,7 @@ def tasks_validate(
     suite: Annotated[Path, typer.Argument(help="Suite folder or .jsonl file.")],
     json_out: Annotated[
         str | None,
-        typer.Option("--json", flag_value="-", help="Write JSON rows to this file; `--json` alone prints them."),
+        typer.Option("--json", help="Write JSON rows to this file; `--json -` (or `--json` last) prints them."),
     ] = None,
     runs: Annotated[int, typer.Option(min=1, help="Reference-patch runs per task (flakiness check).")] = 3,
     concurrency: Annotated[int, typer.Option(min=1, help="Tasks validated at once.")] = 2,
@@ -281,11 +282,22 @@ def _sigterm_as_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _bare_json_means_stdout(argv: list[str]) -> list[str]:
+    """`--json` given without a value (last, or before another option) means `--json -`."""
+    out: list[str] = []
+    for i, arg in enumerate(argv):
+        out.append(arg)
+        after = argv[i + 1] if i + 1 < len(argv) else None
+        if arg == "--json" and (after is None or (after.startswith("-") and after != "-")):
+            out.append("-")
+    return out
+
+
 def main() -> None:
     """Console entry point: user errors are one line on stderr and exit code 2."""
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     try:
-        app()
+        app(args=_bare_json_means_stdout(sys.argv[1:]), prog_name="evalkit")
     except EvalkitError as exc:
         err_console.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)
