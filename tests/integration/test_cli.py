@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import DEMO_SUITE
 
 from evalkit.sandbox.containers import LABEL_OWNER, LABEL_RUN, container_labels, prune, sweep_orphans
 
@@ -27,7 +28,7 @@ def containers_of(client, owner_pid):
 
 def test_validate_demo_suite_every_task_gold_resolves_and_empty_does_not(demo_suite, docker_engine, tmp_path):
     out = tmp_path / "health.json"
-    result = evalkit("tasks", "validate", "tasks/demo", "--json", out)
+    result = evalkit("tasks", "validate", DEMO_SUITE, "--json", out)
     rows = json.loads(out.read_text())
     assert result.returncode == 0, result.stdout + result.stderr
     assert [r["task_id"] for r in rows] == [t.id for t in demo_suite.tasks]
@@ -62,14 +63,18 @@ def test_evaluate_swebench_predictions_writes_per_instance_reports(toy_suite_dir
     assert summary["empty_patch_ids"] == ["calc-power"] and summary["resolved_instances"] == 0
 
 
-def test_interrupted_validation_leaves_no_container(demo_suite, docker_engine):
-    proc = subprocess.Popen(
-        [EVALKIT, "tasks", "validate", "tasks/demo"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+def start_validation_with_a_live_container(client, stderr=subprocess.DEVNULL):
+    """Start `evalkit tasks validate` on the demo suite; return once it has a container running."""
+    proc = subprocess.Popen([EVALKIT, "tasks", "validate", DEMO_SUITE], stdout=subprocess.DEVNULL, stderr=stderr)
     deadline = time.monotonic() + 120
-    while not containers_of(docker_engine, proc.pid) and time.monotonic() < deadline:
+    while not containers_of(client, proc.pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert containers_of(docker_engine, proc.pid), "validation never started a container"
+    assert containers_of(client, proc.pid), "validation never started a container"
+    return proc
+
+
+def test_interrupted_validation_leaves_no_container(demo_suite, docker_engine):
+    proc = start_validation_with_a_live_container(docker_engine, stderr=subprocess.PIPE)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
@@ -78,12 +83,7 @@ def test_interrupted_validation_leaves_no_container(demo_suite, docker_engine):
 
 
 def test_killed_run_leaves_orphans_that_the_next_sweep_removes(demo_suite, docker_engine):
-    proc = subprocess.Popen(
-        [EVALKIT, "tasks", "validate", "tasks/demo"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    deadline = time.monotonic() + 120
-    while not containers_of(docker_engine, proc.pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    proc = start_validation_with_a_live_container(docker_engine)
     proc.kill()
     proc.wait()
     assert containers_of(docker_engine, proc.pid), "SIGKILL cannot clean up: the orphans must be there"
