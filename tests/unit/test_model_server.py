@@ -1,0 +1,60 @@
+"""The built-in server over real HTTP, driven by the official openai SDK."""
+
+import json
+
+import openai
+import pytest
+
+from evalkit.agent import TOOL_SCHEMAS
+from evalkit.models import ModelServer, NullPolicy, OraclePolicy
+from evalkit.models.policies import ORACLE_PATCH_PATH
+
+
+@pytest.fixture
+def client(toy_task):
+    with ModelServer({"oracle": OraclePolicy([toy_task]), "null": NullPolicy()}) as server:
+        yield openai.OpenAI(base_url=server.base_url, api_key="not-needed", max_retries=0)
+
+
+def ask(client, model, messages):
+    return client.chat.completions.create(model=model, messages=messages, tools=TOOL_SCHEMAS)
+
+
+def test_models_endpoint_lists_the_policies(client):
+    assert sorted(m.id for m in client.models.list()) == ["null", "oracle"]
+
+
+def test_null_model_submits_at_once_with_usage(client, toy_task):
+    reply = ask(client, "null", [{"role": "user", "content": toy_task.prompt}])
+    (call,) = reply.choices[0].message.tool_calls
+    assert call.function.name == "submit" and reply.choices[0].finish_reason == "tool_calls"
+    assert reply.usage.prompt_tokens > 0 and reply.usage.total_tokens > reply.usage.prompt_tokens
+
+
+def test_oracle_writes_applies_then_submits_the_reference_change(client, toy_task):
+    messages = [
+        {"role": "system", "content": "You are an agent."},
+        {"role": "user", "content": f"Task:\n{toy_task.prompt}\n"},
+    ]
+    names = []
+    for _ in range(3):
+        message = ask(client, "oracle", messages).choices[0].message
+        (call,) = message.tool_calls
+        names.append(call.function.name)
+        arguments = json.loads(call.function.arguments)
+        if call.function.name == "write_file":
+            assert arguments == {"path": ORACLE_PATCH_PATH, "content": toy_task.patch}
+        messages.append(message.model_dump(exclude_none=True))
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": "ok"})
+    assert names == ["write_file", "bash", "submit"]
+    assert "calc/__init__.py" in arguments["summary"]
+
+
+def test_oracle_says_so_when_it_does_not_know_the_task(client):
+    message = ask(client, "oracle", [{"role": "user", "content": "something else"}]).choices[0].message
+    assert not message.tool_calls and "does not know" in message.content
+
+
+def test_unknown_model_is_a_404_the_sdk_understands(client):
+    with pytest.raises(openai.NotFoundError, match="does not exist"):
+        ask(client, "gpt-nope", [{"role": "user", "content": "hi"}])
