@@ -12,6 +12,7 @@ import io
 import itertools
 import json
 import posixpath
+import shlex
 import socket
 import struct
 import tarfile
@@ -263,7 +264,7 @@ class DockerSandbox:
         path = self._abs(path)
         data = content.encode() if isinstance(content, str) else content
         parent, name = posixpath.split(path)
-        self.exec(f"mkdir -p '{parent}'")
+        self.exec(f"mkdir -p {shlex.quote(parent)}")
         self.copy_in(tar_single_file(name, data), parent)
 
     def copy_in(self, tar_bytes: bytes, dest: str) -> None:

@@ -96,7 +96,8 @@ test_command.__test__ = False  # not a pytest test
 def evaluate_patch(task: Task, patch: str, backend: SandboxBackend) -> CorrectnessResult:
     """Score one candidate diff for `task` in a fresh, network-less sandbox."""
     started = time.monotonic()
-    result = CorrectnessResult(task_id=task.id, patch_empty=not patch.strip())
+    nothing_ran = grade(task.tests.fail_to_pass, task.tests.pass_to_pass, None)
+    result = CorrectnessResult(task_id=task.id, patch_empty=not patch.strip()).with_grade(nothing_ran)
     log: list[str] = []
     timings: dict[str, float] = {}
     with backend.open(task, role="score") as sandbox:
@@ -115,9 +116,10 @@ def evaluate_patch(task: Task, patch: str, backend: SandboxBackend) -> Correctne
             if result.error is None:
                 mark = time.monotonic()
                 junit = f"{SCRATCH}/junit.xml"
-                run = sandbox.exec(test_command(task, junit), timeout=task.tests.timeout_s, output_limit=LOG_LIMIT)
+                command = test_command(task, junit)
+                run = sandbox.exec(command, timeout=task.tests.timeout_s, output_limit=LOG_LIMIT)
                 timings["tests"] = time.monotonic() - mark
-                log.append(f"$ {test_command(task, junit)}  (exit {run.exit_code})\n{run.stdout}{run.stderr}")
+                log.append(f"$ {command}  (exit {run.exit_code})\n{run.stdout}{run.stderr}")
                 outcomes = None
                 try:
                     outcomes = parse_junit(sandbox.read_file(junit))
@@ -127,8 +129,6 @@ def evaluate_patch(task: Task, patch: str, backend: SandboxBackend) -> Correctne
                 except Exception as exc:  # a malformed report is the candidate's fault, not a crash
                     log.append(f"unreadable JUnit report: {exc}")
                 result = result.with_grade(grade(task.tests.fail_to_pass, task.tests.pass_to_pass, outcomes))
-    if not result.tests_ran:
-        result = result.with_grade(grade(task.tests.fail_to_pass, task.tests.pass_to_pass, None))
     timings["total"] = time.monotonic() - started
     result.durations = {k: round(v, 3) for k, v in timings.items()}
     result.log = "\n".join(log)[-LOG_LIMIT:]
