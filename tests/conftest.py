@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import os
 import secrets
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO_SUITE = ROOT / "tasks" / "demo"
+EVALKIT = str(Path(sys.executable).parent / "evalkit")
+
+
+def run_evalkit(*args, timeout: float = 900) -> subprocess.CompletedProcess:
+    """Run the installed `evalkit` console script, as a user would."""
+    return subprocess.run([EVALKIT, *map(str, args)], capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture(scope="session")

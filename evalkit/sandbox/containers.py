@@ -21,9 +21,9 @@ LABEL_OWNER = "evalkit.owner"
 LABEL_ROLE = "evalkit.role"
 
 
-def owner_label() -> str:
-    """This process's owner label: host name and pid."""
-    return f"{socket.gethostname()}:{os.getpid()}"
+def owner_label(pid: int | None = None) -> str:
+    """The owner label of process `pid` on this host (default: this process)."""
+    return f"{socket.gethostname()}:{os.getpid() if pid is None else pid}"
 
 
 def container_labels(run_id: str, task_id: str, role: str) -> dict[str, str]:

@@ -1,29 +1,28 @@
 """The CLI end to end on the real engine: validation, predictions, interruption and clean-up."""
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
-from conftest import DEMO_SUITE
+from conftest import DEMO_SUITE, EVALKIT
+from conftest import run_evalkit as evalkit
 
-from evalkit.sandbox.containers import LABEL_OWNER, LABEL_RUN, container_labels, prune, sweep_orphans
+from evalkit.sandbox.containers import (
+    LABEL_OWNER,
+    LABEL_RUN,
+    container_labels,
+    owner_label,
+    prune,
+    sweep_orphans,
+)
 
 pytestmark = pytest.mark.integration
-EVALKIT = str(Path(sys.executable).parent / "evalkit")
-
-
-def evalkit(*args, **kwargs):
-    return subprocess.run([EVALKIT, *map(str, args)], capture_output=True, text=True, timeout=900, **kwargs)
 
 
 def containers_of(client, owner_pid):
-    owner = f"{os.uname().nodename}:{owner_pid}"
-    return client.containers.list(all=True, filters={"label": f"{LABEL_OWNER}={owner}"})
+    return client.containers.list(all=True, filters={"label": f"{LABEL_OWNER}={owner_label(owner_pid)}"})
 
 
 def test_validate_demo_suite_every_task_gold_resolves_and_empty_does_not(demo_suite, docker_engine, tmp_path):

@@ -1,15 +1,11 @@
 """User errors from the CLI are one line on stderr with exit code 2, never a traceback."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
+from functools import partial
 
-EVALKIT = str(Path(sys.executable).parent / "evalkit")
+from conftest import run_evalkit
 
-
-def evalkit(*args):
-    return subprocess.run([EVALKIT, *map(str, args)], capture_output=True, text=True, timeout=120)
+evalkit = partial(run_evalkit, timeout=120)
 
 
 def test_bad_suite_is_one_line_without_traceback(tmp_path):
