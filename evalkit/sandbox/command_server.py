@@ -132,10 +132,10 @@ class Server:
         shell = self.shell
         token = ("__EVALKIT_%s__" % secrets.token_hex(8)).encode()
         prefix = "cd -- %s && " % quote(request["cwd"]) if request.get("cwd") else ""
-        script = "%seval %s < %s\n__ek_rc=$?\nprintf '\\n%s %%d\\n' \"$__ek_rc\"\nprintf '\\n%s\\n' >&2\n" % (
+        # stdin from /dev/null: a command must never read the requests meant for the shell.
+        script = "%seval %s < /dev/null\n__ek_rc=$?\nprintf '\\n%s %%d\\n' \"$__ek_rc\"\nprintf '\\n%s\\n' >&2\n" % (
             prefix,
             quote(request["cmd"]),
-            quote(request.get("stdin_path") or "/dev/null"),
             token.decode(),
             token.decode(),
         )
