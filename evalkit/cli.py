@@ -1,4 +1,4 @@
-"""The `evalkit` command line: tasks, evaluate, sandbox."""
+"""The `evalkit` command line: run, serve, tasks, evaluate, sandbox."""
 
 from __future__ import annotations
 
@@ -16,9 +16,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from evalkit.errors import EvalkitError
+from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, read_config, resolve_model
+from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
+from evalkit.models.server import ModelServer
 from evalkit.runner import fan_out
+from evalkit.runs.display import RunDisplay, summary_table
+from evalkit.runs.orchestrate import LimitOverrides, execute, open_run, plan_attempts
+from evalkit.runs.store import RunStore
 from evalkit.sandbox.backend import DockerBackend, docker_client
 from evalkit.sandbox.containers import prune, sweep_orphans
+from evalkit.sandbox.docker_sandbox import SandboxSpec
 from evalkit.sandbox.images import BASE_IMAGE, build_base_image
 from evalkit.scoring.correctness import CorrectnessResult, evaluate_patch
 from evalkit.scoring.health import TaskHealth, validate_task
@@ -245,6 +252,121 @@ def evaluate(
         )
     console.print(table)
     console.print(f"reports in {out_dir}")
+
+
+# -- run -------------------------------------------------------------------------------------
+@app.command("run")
+def run(
+    model: Annotated[
+        list[str],
+        typer.Option(
+            "--model",
+            "-m",
+            help="Model to run (repeatable): an [models.NAME] entry of evalkit.toml, oracle, null, "
+            "replay:TRAJECTORY, or a model id at --base-url.",
+        ),
+    ],
+    suite: Annotated[Path, typer.Option(help="Suite folder or .jsonl file.")] = Path("tasks/demo"),
+    samples: Annotated[int, typer.Option(min=1, help="Attempts per task and model.")] = 1,
+    concurrency: Annotated[int, typer.Option(min=1, help="Attempts at once.")] = 2,
+    run_id: Annotated[str | None, typer.Option(help="Run name; an existing one is resumed.")] = None,
+    task: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")] = None,
+    out: Annotated[Path, typer.Option(help="Where run folders go.")] = Path("reports/runs"),
+    config: Annotated[Path | None, typer.Option(help="Model config (default ./evalkit.toml if present).")] = None,
+    base_url: Annotated[str | None, typer.Option(help="Endpoint for models not in the config.")] = None,
+    api_key_env: Annotated[str | None, typer.Option(help="Variable holding the key (default OPENAI_API_KEY).")] = None,
+    temperature: Annotated[float | None, typer.Option(min=0)] = None,
+    top_p: Annotated[float | None, typer.Option()] = None,
+    max_completion_tokens: Annotated[int | None, typer.Option(help="Completion tokens per request.")] = None,
+    seed: Annotated[int | None, typer.Option()] = None,
+    request_timeout: Annotated[float | None, typer.Option(help="Seconds per model request.")] = None,
+    max_retries: Annotated[int | None, typer.Option(min=0, help="Retries per model request.")] = None,
+    max_turns: Annotated[int | None, typer.Option(min=1, help="Override every task's turn budget.")] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Override every task's token budget.")] = None,
+    wall_time: Annotated[float | None, typer.Option(help="Override every task's seconds per attempt.")] = None,
+    command_timeout: Annotated[float | None, typer.Option(help="Override every task's seconds per command.")] = None,
+) -> None:
+    """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
+    loaded = _load(suite)
+    selected = loaded.select(task)[:limit] if limit else loaded.select(task)
+    sampling = Sampling(temperature=temperature, top_p=top_p, max_tokens=max_completion_tokens, seed=seed)
+    models_config = read_config(config)
+    specs = []
+    for name in dict.fromkeys(model):
+        spec = resolve_model(
+            name,
+            models_config,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            sampling=sampling,
+            config_path=config or DEFAULT_CONFIG,
+        )
+        changes = {"request_timeout_s": request_timeout, "max_retries": max_retries}
+        specs.append(spec.model_copy(update={k: v for k, v in changes.items() if v is not None}))
+    run_id = run_id or new_run_id()
+    store = RunStore(out / run_id)
+    open_run(store, run_id, loaded, suite, specs, samples)
+    names = [s.name for s in specs]
+    plan = plan_attempts(selected, names, samples, store.finished_keys())
+    skipped = len(selected) * samples * len(names) - len(plan)
+    if skipped:
+        err_console.print(f"resuming run {run_id}: {skipped} finished attempt(s) kept, {len(plan)} to go")
+    overrides = LimitOverrides(max_turns, max_tokens, wall_time, command_timeout)
+    backend = _open_backend(run_id)
+    try:
+        with RunDisplay(err_console, len(plan), names) as display:
+            execute(
+                plan,
+                specs,
+                loaded.tasks,
+                backend,
+                store,
+                concurrency=concurrency,
+                overrides=overrides,
+                output_limit=SandboxSpec(image="").output_limit,
+                on_record=display.add,
+            )
+    except KeyboardInterrupt:
+        raise _interrupted(
+            backend, f"finished attempts are in {store.results_path}; resume with --run-id {run_id}"
+        ) from None
+    finally:
+        backend.close()
+    wanted = {t.id for t in selected}
+    records = [r for r in store.records() if r.model in names and r.task_id in wanted]
+    console.print(summary_table(records, f"run {run_id} on {loaded.name}", names))
+    console.print(f"run folder: {store.dir}")
+
+
+@app.command("serve")
+def serve(
+    policy: Annotated[str, typer.Option(help="oracle, null or replay.")] = "oracle",
+    suite: Annotated[Path | None, typer.Option(help="Suite the oracle knows (oracle only).")] = None,
+    trajectory: Annotated[Path | None, typer.Option(help="Trajectory file or folder (replay only).")] = None,
+    host: Annotated[str, typer.Option()] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535)] = 8000,
+) -> None:
+    """Serve a reference policy as an OpenAI-compatible endpoint (/v1/chat/completions, /v1/models)."""
+    if policy == "oracle":
+        if suite is None:
+            raise EvalkitError("--policy oracle needs --suite: the oracle plays the reference changes of a suite")
+        served: Policy = OraclePolicy(_load(suite).tasks)
+    elif policy == "null":
+        served = NullPolicy()
+    elif policy == "replay":
+        if trajectory is None:
+            raise EvalkitError("--policy replay needs --trajectory FILE (a trajectory .jsonl or a folder of them)")
+        served = ReplayPolicy(trajectory)
+    else:
+        raise EvalkitError(f"--policy {policy}: choose oracle, null or replay")
+    with ModelServer({policy: served}, host=host, port=port) as server:
+        console.print(f"serving model `{policy}` at {server.base_url} (Ctrl-C to stop)")
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            console.print("stopped")
 
 
 # -- sandbox ---------------------------------------------------------------------------------

@@ -23,7 +23,10 @@ def completion_body(model: str, turn: AssistantTurn, prompt_text: str) -> dict:
         {
             "id": f"call_{secrets.token_hex(6)}",
             "type": "function",
-            "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+            "function": {
+                "name": call.name,
+                "arguments": call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments),
+            },
         }
         for call in turn.tool_calls
     ]

@@ -30,8 +30,11 @@ class Sandbox(Protocol):
     workdir: str
     base_commit: str  # the workspace repository's only commit
 
-    def exec(self, cmd: str, timeout: float | None = None, cwd: str | None = None) -> ExecResult:
-        """Run a shell command; never raises for a failing or hanging command."""
+    def exec(
+        self, cmd: str, timeout: float | None = None, cwd: str | None = None, output_limit: int | None = None
+    ) -> ExecResult:
+        """Run a shell command; never raises for a failing or hanging command. Each output stream is
+        capped at `output_limit` bytes (head and tail kept, a marker between)."""
         ...
 
     def read_file(self, path: str) -> str:

@@ -1,0 +1,142 @@
+"""The agent loop, whole: system + task prompt → model → tool calls run in the sandbox → tool
+results back → … until the model submits, answers without a tool call, or a budget runs out.
+
+Every fault of the model or the endpoint ends up in the outcome (a stop reason, counters, an
+error string) and in the trajectory; only a lost sandbox or an interrupt escapes as an exception.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from evalkit.agent.tools import TOOL_SCHEMAS, ToolBox
+from evalkit.agent.trajectory import TrajectoryWriter
+from evalkit.errors import SandboxError
+from evalkit.models.client import ChatClient, EndpointError, Usage
+from evalkit.tasks.model import Limits
+
+SYSTEM_PROMPT = """\
+You are a software engineer working in a git repository checked out at {workdir}.
+Make the change the user asks for, using the tools: run commands with `bash`, read and write files
+with `read_file`, `write_file` and `edit`, and find code with `search`. Hidden tests will check the
+change, so keep the existing behaviour working. When you are done, call `submit` with a short
+summary of what you changed and in which files. You cannot ask questions; nobody will answer."""
+
+
+class StopReason(StrEnum):
+    """Why an attempt ended: the closed set recorded on every attempt."""
+
+    SUBMITTED = "submitted"  # the model called `submit`
+    NO_TOOL_CALL = "no_tool_call"  # the model answered without calling a tool
+    MAX_TURNS = "max_turns"
+    MAX_TOKENS = "max_tokens"  # prompt + completion tokens over the attempt
+    WALL_TIME = "wall_time"
+    CONTEXT_OVERFLOW = "context_overflow"  # the endpoint refused the conversation as too long
+    ENDPOINT_ERROR = "endpoint_error"  # no usable answer after retries, or a non-retryable HTTP error
+    SANDBOX_ERROR = "sandbox_error"  # the harness lost the sandbox; not the model's fault
+
+
+@dataclass
+class AgentOutcome:
+    stop_reason: StopReason
+    turns: int = 0
+    tool_calls: int = 0
+    usage: Usage = field(default_factory=lambda: Usage(reported=True))
+    faults: Counter[str] = field(default_factory=Counter)  # ToolFault value → count
+    retries: Counter[str] = field(default_factory=Counter)  # retry kind → count
+    model_time_s: float = 0.0
+    sandbox_time_s: float = 0.0
+    final_message: str | None = None  # the submit summary, or the last plain answer
+    error: str | None = None
+
+
+def run_agent(
+    prompt: str,
+    toolbox: ToolBox,
+    client: ChatClient,
+    limits: Limits,
+    trajectory: TrajectoryWriter,
+    deadline: float,
+) -> AgentOutcome:
+    """Drive one attempt to its end; `deadline` is a time.monotonic() value."""
+    messages: list[dict] = [
+        {"role": "system", "content": SYSTEM_PROMPT.format(workdir=toolbox.sandbox.workdir)},
+        {"role": "user", "content": prompt},
+    ]
+    for message in messages:
+        trajectory.message(message)
+    out = AgentOutcome(StopReason.MAX_TURNS)
+
+    def stop(reason: StopReason, error: str | None = None) -> AgentOutcome:
+        if reason is StopReason.WALL_TIME:
+            toolbox.sandbox.kill_all()  # nothing the agent started may outlive its attempt
+        out.stop_reason, out.error = reason, error
+        trajectory.event("stop", stop_reason=reason.value, error=error)
+        return out
+
+    while True:
+        if out.turns >= limits.max_turns:
+            return stop(StopReason.MAX_TURNS)
+        if out.usage.total_tokens >= limits.max_tokens:
+            return stop(StopReason.MAX_TOKENS)
+        if time.monotonic() >= deadline:
+            return stop(StopReason.WALL_TIME)
+        try:
+            reply = client.complete(messages, TOOL_SCHEMAS, deadline)
+        except EndpointError as exc:
+            out.retries.update(r.kind for r in exc.retries)
+            trajectory.event("model_call", turn=out.turns + 1, failed=exc.kind, retries=[vars(r) for r in exc.retries])
+            kind = {"context_overflow": StopReason.CONTEXT_OVERFLOW, "wall_time": StopReason.WALL_TIME}
+            return stop(kind.get(exc.kind, StopReason.ENDPOINT_ERROR), str(exc))
+        out.turns += 1
+        out.usage += reply.usage
+        out.model_time_s += reply.latency_s
+        out.retries.update(r.kind for r in reply.retries)
+        trajectory.event(
+            "model_call",
+            turn=out.turns,
+            latency_s=round(reply.latency_s, 4),
+            usage=reply.usage.as_dict(),
+            finish_reason=reply.finish_reason,
+            retries=[vars(r) for r in reply.retries],
+            response_id=reply.raw.get("id"),
+        )
+        messages.append(reply.message)
+        trajectory.message(reply.message)
+        calls = reply.message.get("tool_calls") or []
+        if not calls:
+            out.final_message = reply.message.get("content")
+            return stop(StopReason.NO_TOOL_CALL)
+        submitted = None
+        for call in calls:
+            name, arguments = call["function"]["name"], call["function"]["arguments"]
+            try:
+                result = toolbox.run(name, arguments, time_left_s=deadline - time.monotonic())
+            except SandboxError as exc:
+                return stop(StopReason.SANDBOX_ERROR, str(exc))
+            out.tool_calls += 1
+            out.sandbox_time_s += result.sandbox_s
+            if result.fault:
+                out.faults[result.fault.value] += 1
+            tool_message = {"role": "tool", "tool_call_id": call["id"], "content": result.content}
+            messages.append(tool_message)
+            trajectory.message(tool_message)
+            trajectory.event(
+                "tool",
+                turn=out.turns,
+                call_id=call["id"],
+                name=name,
+                fault=result.fault.value if result.fault else None,
+                exit_code=result.exit_code,
+                truncated=result.truncated,
+                sandbox_s=round(result.sandbox_s, 4),
+            )
+            if result.submitted is not None:
+                submitted = result.submitted
+                break
+        if submitted is not None:
+            out.final_message = submitted
+            return stop(StopReason.SUBMITTED)

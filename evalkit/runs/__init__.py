@@ -1,0 +1,1 @@
+"""Runs: attempts of models on a suite's tasks, their records, and resuming."""

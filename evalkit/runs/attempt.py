@@ -1,0 +1,115 @@
+"""One attempt: open a sandbox, let the agent work, take its diff, close the sandbox, then score
+the diff in a fresh container (so nothing the agent left running or changed outside the
+repository can influence its verdict)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from evalkit.agent.loop import AgentOutcome, StopReason, run_agent
+from evalkit.agent.tools import TOOL_SCHEMAS, ToolBox
+from evalkit.agent.trajectory import TrajectoryWriter
+from evalkit.errors import EvalkitError
+from evalkit.models.client import ChatClient
+from evalkit.models.endpoint import ModelSpec
+from evalkit.runs.store import AttemptRecord, RunStore, utc_now
+from evalkit.sandbox.backend import SandboxBackend
+from evalkit.scoring.correctness import evaluate_patch
+from evalkit.scoring.grading import TestGroupResult
+from evalkit.scoring.predictions import safe_name
+from evalkit.tasks.model import Limits, Task
+
+
+@dataclass(frozen=True)
+class AttemptKey:
+    task: Task
+    model: str
+    sample: int
+
+    @property
+    def trajectory_name(self) -> str:
+        return f"{self.task.id}__{safe_name(self.model)}__{self.sample}.jsonl"
+
+
+def run_attempt(
+    key: AttemptKey,
+    spec: ModelSpec,
+    client: ChatClient,
+    backend: SandboxBackend,
+    store: RunStore,
+    run_id: str,
+    limits: Limits,
+    output_limit: int,
+) -> AttemptRecord:
+    """Run and score one attempt; the record says what happened, whatever the model did."""
+    started_at, started = utc_now(), time.monotonic()
+    task = key.task
+    path = store.trajectories / key.trajectory_name
+    patch, outcome = "", AgentOutcome(StopReason.SANDBOX_ERROR)
+    with TrajectoryWriter(path) as trajectory:
+        trajectory.event(
+            "start",
+            run_id=run_id,
+            task_id=task.id,
+            model=key.model,
+            sample=key.sample,
+            endpoint=spec.public(),
+            limits=limits.model_dump(),
+            tools=TOOL_SCHEMAS,
+            started_at=started_at,
+        )
+        agent_started = time.monotonic()
+        try:
+            sandbox = backend.open(task, role="agent", network=limits.network)
+        except EvalkitError as exc:
+            outcome.error = f"could not open a sandbox: {exc}"
+            trajectory.event("stop", stop_reason=outcome.stop_reason.value, error=outcome.error)
+        else:
+            try:
+                toolbox = ToolBox(sandbox, limits.command_timeout_s, output_limit)
+                deadline = time.monotonic() + limits.wall_time_s
+                outcome = run_agent(task.prompt, toolbox, client, limits, trajectory, deadline)
+                patch = sandbox.diff()
+            except EvalkitError as exc:
+                outcome.stop_reason, outcome.error = StopReason.SANDBOX_ERROR, str(exc)
+                trajectory.event("stop", stop_reason=outcome.stop_reason.value, error=outcome.error)
+            finally:
+                sandbox.close()
+        agent_s = time.monotonic() - agent_started
+        trajectory.event("diff", patch=patch)
+        correctness = None
+        if outcome.stop_reason is not StopReason.SANDBOX_ERROR:
+            correctness = evaluate_patch(task, patch, backend)
+            trajectory.event("correctness", result=correctness.model_dump(mode="json", exclude={"log"}))
+            if correctness.error and not correctness.patch_empty and correctness.patch_applied:
+                outcome.error = outcome.error or f"scoring: {correctness.error}"
+    return AttemptRecord(
+        run_id=run_id,
+        task_id=task.id,
+        model=key.model,
+        sample=key.sample,
+        resolved=bool(correctness and correctness.resolved),
+        stop_reason=outcome.stop_reason.value,
+        error=outcome.error,
+        usage=outcome.usage.as_dict(),
+        turns=outcome.turns,
+        tool_calls=outcome.tool_calls,
+        faults=dict(outcome.faults),
+        retries=dict(outcome.retries),
+        duration_s=round(time.monotonic() - started, 3),
+        agent_s=round(agent_s, 3),
+        model_time_s=round(outcome.model_time_s, 3),
+        sandbox_time_s=round(outcome.sandbox_time_s, 3),
+        test_time_s=correctness.durations.get("total", 0.0) if correctness else 0.0,
+        sampling=spec.sampling.request_kwargs(),
+        endpoint=spec.public(),
+        final_message=outcome.final_message,
+        model_patch=patch,
+        patch_applied=bool(correctness and correctness.patch_applied),
+        fail_to_pass=correctness.fail_to_pass if correctness else TestGroupResult(passed=[], failed=[]),
+        pass_to_pass=correctness.pass_to_pass if correctness else TestGroupResult(passed=[], failed=[]),
+        trajectory=str(path.relative_to(store.dir)),
+        started_at=started_at,
+        finished_at=utc_now(),
+    )

@@ -1,0 +1,152 @@
+"""A run: every (task, model, sample) of a plan attempted on a thread pool, each finished attempt
+appended to `results.jsonl` at once; attempts already there are skipped, which is how a run
+resumes. Built-in models (oracle, null, replay:FILE) are served in-process on 127.0.0.1 and
+reached over real HTTP like any other endpoint."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.errors import EvalkitError
+from evalkit.models.client import ChatClient
+from evalkit.models.endpoint import ModelSpec
+from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
+from evalkit.models.server import ModelServer
+from evalkit.runner import fan_out
+from evalkit.runs.attempt import AttemptKey, run_attempt
+from evalkit.runs.store import AttemptRecord, RunManifest, RunStore, utc_now
+from evalkit.sandbox.backend import DockerBackend
+from evalkit.tasks import Suite, Task
+from evalkit.tasks.model import Limits
+
+
+@dataclass(frozen=True)
+class LimitOverrides:
+    """Command-line overrides of every task's budgets (None: the task's own)."""
+
+    max_turns: int | None = None
+    max_tokens: int | None = None
+    wall_time_s: float | None = None
+    command_timeout_s: float | None = None
+
+    def apply(self, limits: Limits) -> Limits:
+        changes = {k: v for k, v in vars(self).items() if v is not None}
+        return limits.model_copy(update=changes)
+
+
+def policy_for(spec: ModelSpec, tasks: list[Task]) -> Policy:
+    if spec.builtin == "oracle":
+        return OraclePolicy(tasks)
+    if spec.builtin == "null":
+        return NullPolicy()
+    assert spec.replay_path is not None
+    return ReplayPolicy(spec.replay_path)
+
+
+@contextmanager
+def model_clients(specs: list[ModelSpec], tasks: list[Task]) -> Iterator[dict[str, ChatClient]]:
+    """A client per model; built-in ones point at an in-process server started for the run."""
+    with ExitStack() as stack:
+        builtin = {spec.name: policy_for(spec, tasks) for spec in specs if spec.builtin}
+        server = stack.enter_context(ModelServer(builtin)) if builtin else None
+        clients = {}
+        for spec in specs:
+            base_url = server.base_url if spec.builtin and server else None
+            clients[spec.name] = ChatClient(spec, base_url=base_url)
+            stack.callback(clients[spec.name].close)
+        yield clients
+
+
+def plan_attempts(
+    tasks: list[Task], models: list[str], samples: int, done: set[tuple[str, str, int]]
+) -> list[AttemptKey]:
+    """Every attempt not yet finished, task by task so that models progress side by side."""
+    return [
+        AttemptKey(task, model, sample)
+        for task in tasks
+        for sample in range(samples)
+        for model in models
+        if (task.id, model, sample) not in done
+    ]
+
+
+def open_run(
+    store: RunStore, run_id: str, suite: Suite, suite_path: Path, specs: list[ModelSpec], samples: int
+) -> None:
+    """Create or reopen the run folder; refuse to mix suites under one run id."""
+    store.open()
+    manifest = store.read_manifest()
+    now = utc_now()
+    models = {spec.name: spec.public() for spec in specs}
+    if manifest is None:
+        manifest = RunManifest(
+            run_id=run_id,
+            suite=suite.name,
+            suite_path=str(suite_path),
+            tasks=[t.id for t in suite.tasks],
+            models=models,
+            samples=samples,
+            created_at=now,
+            updated_at=now,
+        )
+    else:
+        if manifest.suite != suite.name:
+            raise EvalkitError(
+                f"{store.dir}: run `{run_id}` is of suite `{manifest.suite}`, not `{suite.name}`; use another --run-id"
+            )
+        manifest = manifest.model_copy(
+            update={
+                "models": {**manifest.models, **models},
+                "samples": max(manifest.samples, samples),
+                "tasks": sorted(set(manifest.tasks) | {t.id for t in suite.tasks}),
+                "updated_at": now,
+            }
+        )
+    store.write_manifest(manifest)
+
+
+def execute(
+    plan: list[AttemptKey],
+    specs: list[ModelSpec],
+    tasks: list[Task],
+    backend: DockerBackend,
+    store: RunStore,
+    *,
+    concurrency: int,
+    overrides: LimitOverrides,
+    output_limit: int,
+    on_record: Callable[[AttemptRecord], None],
+) -> None:
+    """Run the plan; each record is appended to the store, then handed to `on_record`."""
+    by_name = {spec.name: spec for spec in specs}
+
+    with model_clients(specs, tasks) as clients:
+
+        def job(key: AttemptKey) -> AttemptRecord:
+            spec = by_name[key.model]
+            limits = overrides.apply(key.task.limits)
+            return run_attempt(key, spec, clients[key.model], backend, store, backend.run_id, limits, output_limit)
+
+        def finished(key: AttemptKey, record: AttemptRecord) -> None:
+            store.append(record)
+            on_record(record)
+
+        def failed(key: AttemptKey, error: BaseException) -> None:
+            if not isinstance(error, Exception):
+                raise error
+            record = AttemptRecord(
+                run_id=backend.run_id,
+                task_id=key.task.id,
+                model=key.model,
+                sample=key.sample,
+                resolved=False,
+                stop_reason="sandbox_error",
+                error=f"{type(error).__name__}: {error}"[:500],
+                finished_at=utc_now(),
+            )
+            finished(key, record)
+
+        fan_out(plan, job, backend=backend, concurrency=concurrency, on_result=finished, on_error=failed)

@@ -1,0 +1,136 @@
+"""A run's folder: `run.json` (what was asked), `results.jsonl` (one row per finished attempt)
+and `trajectories/`.
+
+Rows are appended with one `write` on an O_APPEND descriptor and fsynced, so a killed run loses
+at most the attempts in flight; a line cut short by a kill is dropped when the run is reopened.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from evalkit.errors import EvalkitError
+from evalkit.scoring.grading import TestGroupResult
+from evalkit.scoring.predictions import write_atomic
+
+RESULTS = "results.jsonl"
+MANIFEST = "run.json"
+RERUN_STOP_REASONS = frozenset({"sandbox_error"})  # the harness failed, not the model: retried on resume
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class AttemptRecord(BaseModel):
+    """One finished attempt of one model on one task (one row of results.jsonl)."""
+
+    run_id: str
+    task_id: str
+    model: str
+    sample: int
+    resolved: bool
+    stop_reason: str
+    error: str | None = None
+    usage: dict = Field(default_factory=dict)  # prompt/completion/cached/total tokens, reported
+    turns: int = 0
+    tool_calls: int = 0
+    faults: dict[str, int] = Field(default_factory=dict)  # malformed_json, unknown_tool, bad_arguments…
+    retries: dict[str, int] = Field(default_factory=dict)  # rate_limit, server_error, timeout…
+    duration_s: float = 0.0  # the whole attempt: sandbox start to verdict
+    agent_s: float = 0.0
+    model_time_s: float = 0.0
+    sandbox_time_s: float = 0.0
+    test_time_s: float = 0.0
+    sampling: dict = Field(default_factory=dict)
+    endpoint: dict = Field(default_factory=dict)
+    final_message: str | None = None
+    model_patch: str = ""
+    patch_applied: bool = False
+    fail_to_pass: TestGroupResult = Field(default_factory=lambda: TestGroupResult(passed=[], failed=[]))
+    pass_to_pass: TestGroupResult = Field(default_factory=lambda: TestGroupResult(passed=[], failed=[]))
+    trajectory: str = ""  # relative to the run folder
+    started_at: str = ""
+    finished_at: str = ""
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.task_id, self.model, self.sample)
+
+
+class RunManifest(BaseModel):
+    run_id: str
+    suite: str
+    suite_path: str
+    tasks: list[str]
+    models: dict[str, dict]  # name → public endpoint description (never a key)
+    samples: int
+    created_at: str
+    updated_at: str
+
+
+class RunStore:
+    """The files of one run; safe to append from several threads."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.dir = run_dir
+        self.results_path = run_dir / RESULTS
+        self.trajectories = run_dir / "trajectories"
+        self._lock = threading.Lock()
+
+    def open(self) -> None:
+        """Create the folder, and cut a last line a killed run left half-written."""
+        self.trajectories.mkdir(parents=True, exist_ok=True)
+        if self.results_path.exists():
+            data = self.results_path.read_bytes()
+            if data and not data.endswith(b"\n"):
+                with self.results_path.open("r+b") as handle:
+                    handle.truncate(data.rfind(b"\n") + 1)
+
+    def append(self, record: AttemptRecord) -> None:
+        line = (record.model_dump_json() + "\n").encode()
+        with self._lock:
+            fd = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, line)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    def records(self) -> list[AttemptRecord]:
+        """Every row; for a key recorded twice (a re-run harness failure) the last one wins."""
+        if not self.results_path.exists():
+            return []
+        latest: dict[tuple[str, str, int], AttemptRecord] = {}
+        for number, line in enumerate(self.results_path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                record = AttemptRecord.model_validate_json(line)
+            except ValidationError as exc:
+                if number == 1 and "json_invalid" in str(exc):
+                    raise EvalkitError(f"{self.results_path}: not an evalkit results file") from None
+                continue  # a line cut short by a kill
+            latest[record.key] = record
+        return list(latest.values())
+
+    def finished_keys(self) -> set[tuple[str, str, int]]:
+        return {r.key for r in self.records() if r.stop_reason not in RERUN_STOP_REASONS}
+
+    def read_manifest(self) -> RunManifest | None:
+        path = self.dir / MANIFEST
+        if not path.exists():
+            return None
+        try:
+            return RunManifest.model_validate_json(path.read_text())
+        except ValidationError:
+            raise EvalkitError(f"{path}: not an evalkit run manifest; use another --run-id") from None
+
+    def write_manifest(self, manifest: RunManifest) -> None:
+        write_atomic(self.dir / MANIFEST, json.dumps(manifest.model_dump(), indent=2) + "\n")
