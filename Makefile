@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 EVALKIT := $(VENV)/bin/evalkit
 
-.PHONY: setup venv engine base-image demo test test-unit lint bench clean
+.PHONY: setup venv engine base-image demo validate test test-unit lint bench clean
 
 setup: venv engine base-image
 
@@ -22,6 +22,9 @@ base-image: engine
 	@$(EVALKIT) sandbox build-base
 
 demo: setup
+	$(EVALKIT) run --suite tasks/demo --model oracle --model null
+
+validate: setup
 	$(EVALKIT) tasks validate tasks/demo
 
 test: setup
@@ -36,6 +39,7 @@ lint: venv
 
 bench: setup
 	$(VENV)/bin/python benchmarks/sandbox_exec.py
+	$(VENV)/bin/python benchmarks/run_overhead.py
 
 clean:
 	-$(EVALKIT) sandbox prune

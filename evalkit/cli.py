@@ -88,7 +88,7 @@ def _open_backend(run_id: str) -> DockerBackend:
 
 def _interrupted(backend: DockerBackend, what: str) -> typer.Exit:
     backend.close()
-    err_console.print(f"[red]interrupted[/]: containers removed; {what}")
+    err_console.print(f"[red]interrupted[/]: containers removed; {what}", soft_wrap=True)
     return typer.Exit(130)
 
 

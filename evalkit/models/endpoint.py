@@ -71,7 +71,9 @@ class ModelSpec(BaseModel):
         """What is recorded with each attempt (no key, only the variable's name)."""
         data = self.model_dump(mode="json", exclude_none=True)
         data["base_url"] = (
-            "built-in, in-process on 127.0.0.1" if self.builtin else self.resolved_base_url() or "https://api.openai.com/v1"
+            "built-in, in-process on 127.0.0.1"
+            if self.builtin
+            else self.resolved_base_url() or "https://api.openai.com/v1"
         )
         return data
 
@@ -124,6 +126,6 @@ def resolve_model(
         if not path.exists():
             raise EvalkitError(f"--model {name}: no trajectory file or folder at {path}")
         return ModelSpec(
-            name=name, model="replay", builtin="replay", replay_path=path, sampling=sampling, max_retries=0
+            name=name, model=name, builtin="replay", replay_path=path, sampling=sampling, max_retries=0
         )
     return ModelSpec(name=name, model=name, base_url=base_url, api_key_env=api_key_env, sampling=sampling)

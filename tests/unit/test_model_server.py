@@ -7,7 +7,6 @@ import pytest
 
 from evalkit.agent import TOOL_SCHEMAS
 from evalkit.models import ModelServer, NullPolicy, OraclePolicy
-from evalkit.models.policies import ORACLE_PATCH_PATH
 
 
 @pytest.fixture
@@ -31,22 +30,22 @@ def test_null_model_submits_at_once_with_usage(client, toy_task):
     assert reply.usage.prompt_tokens > 0 and reply.usage.total_tokens > reply.usage.prompt_tokens
 
 
-def test_oracle_writes_applies_then_submits_the_reference_change(client, toy_task):
+def test_oracle_edits_with_the_agents_tools_then_submits(client, toy_task):
     messages = [
         {"role": "system", "content": "You are an agent."},
         {"role": "user", "content": f"Task:\n{toy_task.prompt}\n"},
     ]
     names = []
-    for _ in range(3):
+    for _ in range(2):
         message = ask(client, "oracle", messages).choices[0].message
         (call,) = message.tool_calls
         names.append(call.function.name)
         arguments = json.loads(call.function.arguments)
-        if call.function.name == "write_file":
-            assert arguments == {"path": ORACLE_PATCH_PATH, "content": toy_task.patch}
+        if call.function.name == "edit":
+            assert arguments["path"] == "calc/__init__.py" and "def power" in arguments["new_string"]
         messages.append(message.model_dump(exclude_none=True))
-        messages.append({"role": "tool", "tool_call_id": call.id, "content": "ok"})
-    assert names == ["write_file", "bash", "submit"]
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": "Edited."})
+    assert names == ["edit", "submit"]
     assert "calc/__init__.py" in arguments["summary"]
 
 

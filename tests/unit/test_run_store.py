@@ -1,0 +1,54 @@
+"""A run's results survive a kill: rows are whole lines, a half-written last line is dropped when
+the run reopens, and resuming plans exactly the attempts not finished (harness failures again)."""
+
+import pytest
+
+from evalkit.errors import EvalkitError
+from evalkit.runs.orchestrate import plan_attempts
+from evalkit.runs.store import AttemptRecord, RunStore
+
+
+def record(task, model="m", sample=0, stop="submitted", resolved=True):
+    return AttemptRecord(run_id="r", task_id=task, model=model, sample=sample, resolved=resolved, stop_reason=stop)
+
+
+def test_rows_round_trip_and_a_cut_line_is_dropped_on_reopen(tmp_path):
+    store = RunStore(tmp_path / "r")
+    store.open()
+    store.append(record("a"))
+    store.append(record("b", resolved=False))
+    with store.results_path.open("a") as handle:  # a kill in the middle of a write
+        handle.write('{"run_id": "r", "task_id": "c", "mod')
+    reopened = RunStore(tmp_path / "r")
+    reopened.open()
+    reopened.append(record("d"))
+    assert [r.task_id for r in reopened.records()] == ["a", "b", "d"]
+    assert reopened.records()[1].resolved is False
+
+
+def test_harness_failures_are_attempted_again_and_the_last_row_wins(tmp_path):
+    store = RunStore(tmp_path / "r")
+    store.open()
+    store.append(record("a", stop="sandbox_error", resolved=False))
+    store.append(record("b", stop="endpoint_error", resolved=False))
+    assert store.finished_keys() == {("b", "m", 0)}
+    store.append(record("a"))
+    assert store.finished_keys() == {("a", "m", 0), ("b", "m", 0)}
+    assert len(store.records()) == 2
+
+
+def test_plan_skips_finished_attempts_and_interleaves_models(demo_suite):
+    tasks = demo_suite.tasks[:2]
+    done = {(tasks[0].id, "oracle", 0)}
+    plan = plan_attempts(tasks, ["oracle", "null"], samples=2, done=done)
+    keys = [(k.task.id, k.model, k.sample) for k in plan]
+    assert len(keys) == 2 * 2 * 2 - 1 and (tasks[0].id, "oracle", 0) not in keys
+    assert keys[:3] == [(tasks[0].id, "null", 0), (tasks[0].id, "oracle", 1), (tasks[0].id, "null", 1)]
+
+
+def test_a_file_that_is_not_a_results_file_is_refused(tmp_path):
+    store = RunStore(tmp_path / "r")
+    store.open()
+    store.results_path.write_text("task,model\n")
+    with pytest.raises(EvalkitError, match="not an evalkit results file"):
+        store.records()
