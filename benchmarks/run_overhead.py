@@ -567,7 +567,8 @@ def main() -> None:
                 rows, note = run_mswea(args.mswea_venv, list(first.values()), tasks, args.repeats, tmp)
                 print_mswea(rows, attempts, expected, note)
             except Skip as exc:
-                print(f"\n3. Reference: plain `docker exec` (mini-swe-agent skipped: {exc})")
+                print("\n3. Reference: the oracle's tool work per step, persistent shell vs plain `docker exec`")
+                print(f"   (mini-swe-agent skipped: {exc})")
                 run_docker_exec(list(first.values()), tasks, expected)
         elif args.reference == "docker-exec":
             print("\n3. Reference: the oracle's tool work per step, persistent shell vs plain `docker exec`")
