@@ -392,6 +392,11 @@ def print_mswea(rows: list[dict], attempts: list[Attempt], expected: dict[str, s
 
     lines = [
         (
+            "model (client-measured)",
+            evalkit_ms(lambda a: a.record.model_time_s),
+            mswea_ms(lambda r: r["model_s"]),
+        ),
+        (
             "agent phase - model",
             evalkit_ms(lambda a: a.record.agent_s - a.record.model_time_s),
             mswea_ms(lambda r: r["agent_s"] - r["model_s"]),

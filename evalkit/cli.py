@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -61,7 +62,7 @@ def new_run_id() -> str:
 def _load(suite_path: Path) -> Suite:
     suite = load_suite(suite_path)
     for error in suite.errors:
-        err_console.print(f"[yellow]skipped[/] {error}", highlight=False, soft_wrap=True)
+        err_console.print(f"[yellow]skipped[/] {escape(str(error))}", highlight=False, soft_wrap=True)
     if not suite.tasks:
         raise EvalkitError(f"{suite_path}: no usable task")
     return suite
@@ -205,7 +206,7 @@ def evaluate(
     known = {t.id: t for t in loaded.tasks}
     unknown = [p.instance_id for p in preds if p.instance_id not in known]
     for instance_id in unknown:
-        err_console.print(f"[yellow]skipped[/] {predictions}: instance `{instance_id}` is not in {suite}")
+        err_console.print(f"[yellow]skipped[/] {escape(f'{predictions}: instance `{instance_id}` is not in {suite}')}")
     run_id = run_id or new_run_id()
     out_dir = out / run_id
     backend = _open_backend(run_id)
@@ -421,5 +422,5 @@ def main() -> None:
     try:
         app(args=_bare_json_means_stdout(sys.argv[1:]), prog_name="evalkit")
     except EvalkitError as exc:
-        err_console.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        err_console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(2)

@@ -76,6 +76,7 @@ class RunDisplay:
                 f"[{done}/{self.total}] {record.task_id} {record.model} #{record.sample}: {verdict}, "
                 f"{record.stop_reason}, {record.turns} turns, {record.duration_s:.1f}s{error}",
                 highlight=False,
+                markup=False,
                 soft_wrap=True,
             )
 

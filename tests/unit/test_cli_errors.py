@@ -30,3 +30,26 @@ def test_unknown_task_id_is_named(tmp_path):
     suite = write_toy_suite(tmp_path)
     result = evalkit("tasks", "validate", suite, "--task", "nope")
     assert result.returncode == 2 and "no task named nope" in result.stderr
+
+
+def test_run_with_a_bad_model_config_names_file_and_field(tmp_path):
+    from toy import write_toy_suite
+
+    suite = write_toy_suite(tmp_path)
+    config = tmp_path / "evalkit.toml"
+    config.write_text('[models.mine]\nbase_url = "http://127.0.0.1:9/v1"\nretries = 3\n')
+    result = evalkit("run", "--suite", suite, "--model", "mine", "--config", config, "--out", tmp_path / "runs")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"{config}: [models.mine] retries: Extra inputs are not permitted" in result.stderr
+
+
+def test_run_with_a_missing_trajectory_or_key_says_what_to_do(tmp_path, monkeypatch):
+    from toy import write_toy_suite
+
+    suite = write_toy_suite(tmp_path)
+    result = evalkit("run", "--suite", suite, "--model", f"replay:{tmp_path / 'gone.jsonl'}", "--out", tmp_path)
+    assert result.returncode == 2 and "no trajectory file or folder" in result.stderr
+    monkeypatch.delenv("MISSING_KEY_VAR", raising=False)
+    result = evalkit("run", "--suite", suite, "--model", "gpt-x", "--api-key-env", "MISSING_KEY_VAR", "--out", tmp_path)
+    assert result.returncode == 2 and "MISSING_KEY_VAR is not set" in result.stderr
+    assert not (tmp_path / "runs").exists()
