@@ -103,6 +103,8 @@ def run_agent(
             finish_reason=reply.finish_reason,
             retries=[vars(r) for r in reply.retries],
             response_id=reply.raw.get("id"),
+            response_model=reply.raw.get("model"),
+            reported_usage=reply.raw.get("usage"),  # the provider's own figures, untouched
         )
         messages.append(reply.message)
         trajectory.message(reply.message)

@@ -125,7 +125,5 @@ def resolve_model(
         path = Path(name[len(REPLAY_PREFIX) :])
         if not path.exists():
             raise EvalkitError(f"--model {name}: no trajectory file or folder at {path}")
-        return ModelSpec(
-            name=name, model=name, builtin="replay", replay_path=path, sampling=sampling, max_retries=0
-        )
+        return ModelSpec(name=name, model=name, builtin="replay", replay_path=path, sampling=sampling, max_retries=0)
     return ModelSpec(name=name, model=name, base_url=base_url, api_key_env=api_key_env, sampling=sampling)
