@@ -279,7 +279,7 @@ def mswea_python(venv: Path) -> tuple[Path, str]:
     except subprocess.TimeoutExpired:
         raise Skip(f"installing mini-swe-agent into {venv} took over 600 s") from None
     took = time.perf_counter() - started
-    return python, f"mini-swe-agent {found.stdout.strip()} (installed into {venv} in {took:.0f} s, not counted)"
+    return python, f"mini-swe-agent {found.stdout.strip()} (installed into {venv} in {took:.0f} s)"
 
 
 def free_port() -> int:
