@@ -17,7 +17,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from evalkit.errors import EvalkitError
-from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, read_config, resolve_model
+from evalkit.models.client import ChatClient
+from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
 from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
 from evalkit.models.server import ModelServer
 from evalkit.runner import fan_out
@@ -28,6 +29,7 @@ from evalkit.sandbox.backend import DockerBackend, docker_client
 from evalkit.sandbox.containers import prune, sweep_orphans
 from evalkit.sandbox.docker_sandbox import SandboxSpec
 from evalkit.sandbox.images import BASE_IMAGE, build_base_image
+from evalkit.scoring.attempt_scores import ScoringSettings, load_settings
 from evalkit.scoring.correctness import CorrectnessResult, evaluate_patch
 from evalkit.scoring.health import TaskHealth, validate_task
 from evalkit.scoring.patches import changed_lines, changed_paths
@@ -38,6 +40,7 @@ from evalkit.scoring.predictions import (
     write_atomic,
     write_instance_report,
 )
+from evalkit.scoring.run_scores import SUMMARY, run_tasks, score_run
 from evalkit.tasks import Suite, Task, load_suite
 
 app = typer.Typer(
@@ -287,12 +290,17 @@ def run(
     max_tokens: Annotated[int | None, typer.Option(min=1, help="Override every task's token budget.")] = None,
     wall_time: Annotated[float | None, typer.Option(help="Override every task's seconds per attempt.")] = None,
     command_timeout: Annotated[float | None, typer.Option(help="Override every task's seconds per command.")] = None,
+    judge: Annotated[str | None, typer.Option(help="Reviewer model grading each diff (recorded apart).")] = None,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
     loaded = _load(suite)
     selected = loaded.select(task)[:limit] if limit else loaded.select(task)
     sampling = Sampling(temperature=temperature, top_p=top_p, max_tokens=max_completion_tokens, seed=seed)
-    models_config = read_config(config)
+    config_data = load_config(config)
+    config_path = config or DEFAULT_CONFIG
+    models_config = models_table(config_data, config_path)
+    settings = load_settings(config_data, config_path)
+    judge_client = _judge_client(judge, models_config, config_path)
     specs = []
     for name in dict.fromkeys(model):
         spec = resolve_model(
@@ -334,10 +342,47 @@ def run(
         ) from None
     finally:
         backend.close()
-    wanted = {t.id for t in selected}
-    records = [r for r in store.records() if r.model in names and r.task_id in wanted]
-    console.print(summary_table(records, f"run {run_id} on {loaded.name}", names))
-    console.print(f"run folder: {store.dir}")
+    _score_and_show(store, {t.id: t for t in loaded.tasks}, settings, judge_client, f"run {run_id} on {loaded.name}")
+
+
+def _judge_client(name: str | None, models_config: dict, config_path: Path) -> ChatClient | None:
+    if name is None:
+        return None
+    spec = resolve_model(name, models_config, config_path=config_path)
+    if spec.builtin:
+        raise EvalkitError(f"--judge {name}: a built-in policy cannot review code; name a real model")
+    return ChatClient(spec)
+
+
+def _score_and_show(
+    store: RunStore, tasks: dict[str, Task], settings: ScoringSettings, judge: ChatClient | None, title: str
+) -> None:
+    warn = lambda message: err_console.print(f"[yellow]warning[/] {escape(message)}", soft_wrap=True)  # noqa: E731
+    with err_console.status("scoring"):
+        score_run(store, tasks, settings, judge, warn)
+    summary = json.loads((store.dir / SUMMARY).read_text())
+    console.print(summary_table(summary["models"], title))
+    console.print(f"run folder: {store.dir} (results.jsonl, scores.jsonl, summary.json, trajectories/)")
+
+
+@app.command("score")
+def score(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder (reports/runs/<run_id>).")],
+    suite: Annotated[Path | None, typer.Option(help="The run's suite, if it moved.")] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="Scoring weights, penalties, prices (default ./evalkit.toml).")
+    ] = None,
+    judge: Annotated[str | None, typer.Option(help="Reviewer model grading each diff (recorded apart).")] = None,
+) -> None:
+    """Re-score a finished run (new weights, prices, penalties or a judge) without re-running agents."""
+    store = RunStore(run_dir)
+    if not store.results_path.exists():
+        raise EvalkitError(f"{run_dir}: no results.jsonl; is this an evalkit run folder?")
+    config_data = load_config(config)
+    config_path = config or DEFAULT_CONFIG
+    settings = load_settings(config_data, config_path)
+    judge_client = _judge_client(judge, models_table(config_data, config_path), config_path)
+    _score_and_show(store, run_tasks(store, suite), settings, judge_client, f"run {run_dir.name} (re-scored)")
 
 
 @app.command("serve")

@@ -78,17 +78,26 @@ class ModelSpec(BaseModel):
         return data
 
 
-def read_config(path: Path | None) -> dict:
-    """The `[models.*]` tables of evalkit.toml (or of `path`); missing default file → empty."""
+def load_config(path: Path | None) -> dict:
+    """The whole evalkit.toml (or `path`): `[models]`, `[scoring]`, `[prices]`; a missing default
+    file is an empty config, a missing named one an error."""
     path = path or DEFAULT_CONFIG
     if not path.exists():
         if path != DEFAULT_CONFIG:
             raise EvalkitError(f"{path}: no such config file")
         return {}
     try:
-        data = tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
         raise EvalkitError(f"{path}: not valid TOML ({exc})") from None
+
+
+def read_config(path: Path | None) -> dict:
+    """The `[models.*]` tables of evalkit.toml (or of `path`)."""
+    return models_table(load_config(path), path or DEFAULT_CONFIG)
+
+
+def models_table(data: dict, path: Path) -> dict:
     models = data.get("models", {})
     if not isinstance(models, dict):
         raise EvalkitError(f"{path}: `models` must be a table of [models.NAME] entries")

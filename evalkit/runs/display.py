@@ -3,9 +3,6 @@ runs (one line per attempt when the output is not a terminal), and a summary tab
 
 from __future__ import annotations
 
-import statistics
-from collections import Counter
-
 from rich.console import Console, Group
 from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -81,42 +78,39 @@ class RunDisplay:
             )
 
 
-def summary_table(records: list[AttemptRecord], title: str, models: list[str]) -> Table:
-    """Per model (in the order given): attempts, resolved, stop reasons, tokens, time, faults."""
-    by_model: dict[str, list[AttemptRecord]] = {m: [] for m in models}
-    for record in records:
-        by_model.setdefault(record.model, []).append(record)
+def _mean(entry: dict | None) -> str:
+    return "-" if not entry or entry.get("mean") is None else f"{entry['mean']:.2f}"
+
+
+def _resolved(entry: dict) -> str:
+    mean, (low, high) = entry["mean"], entry["ci95"]
+    return f"{mean:.1%} [{low:.0%}–{high:.0%}]"
+
+
+def summary_table(models: list[dict], title: str) -> Table:
+    """Per model, from a run's summary.json: resolved with its 95 % CI, pass@k, the axes' means,
+    cost. (The axes' intervals are in summary.json.)"""
+    judged = any(entry["axes"].get("judge") for entry in models)
+    multi = any(entry["samples"] > 1 for entry in models)
+    axes = ("quality", "efficiency", "interaction", "composite") + (("judge",) if judged else ())
     table = Table(title=title)
-    for column in (
-        "model",
-        "attempts",
-        "resolved",
-        "resolved %",
-        "stop reasons",
-        "median turns",
-        "tokens",
-        "median time s",
-        "bad tool calls",
-        "retries",
-        "errors",
-    ):
-        table.add_column(column, justify="left" if column in {"model", "stop reasons"} else "right")
-    for model, rows in by_model.items():
-        if not rows:
-            continue
-        resolved = sum(r.resolved for r in rows)
-        stops = Counter(r.stop_reason for r in rows)
-        table.add_row(
-            model,
-            str(len(rows)),
-            str(resolved),
-            f"{resolved / len(rows):.1%}",
-            ", ".join(f"{k} {v}" for k, v in stops.most_common()),
-            f"{statistics.median(r.turns for r in rows):g}",
-            f"{sum(int(r.usage.get('total_tokens', 0)) for r in rows):,}",
-            f"{statistics.median(r.duration_s for r in rows):.1f}",
-            str(sum(v for r in rows for k, v in r.faults.items() if k != "tool_error")),
-            str(sum(sum(r.retries.values()) for r in rows)),
-            str(sum(r.error is not None for r in rows)),
-        )
+    table.add_column("model")
+    table.add_column("attempts", justify="right")
+    table.add_column("resolved [95% CI]", justify="right", no_wrap=True)
+    if multi:
+        table.add_column("pass@k")
+    for axis in axes:
+        table.add_column(axis, justify="right")
+    for column in ("cost/task $", "median tokens", "errors"):
+        table.add_column(column, justify="right")
+    table.add_column("stop reasons")
+    for entry in models:
+        cost = entry["cost_per_task"]
+        row = [entry["model"], str(entry["attempts"]), _resolved(entry["resolved_rate"])]
+        if multi:
+            row.append(" ".join(f"@{k} {v:.2f}" for k, v in entry["pass_at_k"].items()))
+        row += [_mean(entry["axes"].get(axis)) for axis in axes]
+        row += ["-" if cost is None else f"{cost:.4f}", f"{entry['median_tokens']:,.0f}", str(entry["errors"])]
+        row.append(", ".join(f"{k} {v}" for k, v in entry["stop_reasons"].items()))
+        table.add_row(*row)
     return table

@@ -1,0 +1,58 @@
+"""Efficiency: what an attempt spent (tokens, cost, turns, tool calls, time) and how much of the
+task's budget that was.
+
+score = 1 − mean(min(1, tokens / max_tokens), min(1, turns / max_turns), min(1, wall / wall_time_s)):
+1.0 spends nothing, 0.0 exhausts every budget. Cost is in USD from the price table; a model without
+a price has cost None (never a guess).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from evalkit.runs.store import AttemptRecord
+from evalkit.scoring.prices import Price
+from evalkit.tasks.model import Limits
+
+
+class EfficiencyScore(BaseModel):
+    score: float
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+    total_tokens: int
+    tokens_reported: bool
+    cost_usd: float | None
+    turns: int
+    tool_calls: int
+    wall_s: float  # the agent phase: sandbox start to removal
+    model_s: float
+    sandbox_s: float
+    budget_used: dict[str, float]  # tokens, turns, time: fraction of the task's budget
+
+
+def score_efficiency(record: AttemptRecord, limits: Limits, price: Price | None) -> EfficiencyScore:
+    usage = record.usage
+    prompt, completion = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+    cached, total = int(usage.get("cached_tokens", 0)), int(usage.get("total_tokens", prompt + completion))
+    used = {
+        "tokens": total / limits.max_tokens,
+        "turns": record.turns / limits.max_turns,
+        "time": record.agent_s / limits.wall_time_s,
+    }
+    score = 1 - sum(min(1.0, v) for v in used.values()) / len(used)
+    return EfficiencyScore(
+        score=round(score, 4),
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        cached_tokens=cached,
+        total_tokens=total,
+        tokens_reported=bool(usage.get("reported", True)),
+        cost_usd=None if price is None else round(price.cost(prompt, completion, cached), 6),
+        turns=record.turns,
+        tool_calls=record.tool_calls,
+        wall_s=record.agent_s,
+        model_s=record.model_time_s,
+        sandbox_s=record.sandbox_time_s,
+        budget_used={k: round(v, 4) for k, v in used.items()},
+    )

@@ -1,0 +1,491 @@
+"""Code-quality axis: how clean the diff an agent produced is, from 0 to 1, with each part recorded.
+
+Tests tell whether a change works, not whether a reviewer would take it: this axis scores what
+the change leaves behind. It is pure apart from `git apply` / `patch` and ruff, which run on
+throw-away folders holding only the touched files (no Docker, no network).
+
+Parts, each in 0..1:
+
+- lint = max(0, 1 - 0.1 * findings the change adds). ruff runs with `--isolated --select
+  E4,E7,E9,F,B --target-version py311` (import placement, statements, runtime errors, pyflakes,
+  bugbear: rules that point at defects, not at taste) on the touched .py files before and after;
+  per file and rule only the increase counts, so existing debt is not charged to the change.
+  Skipped (its weight spread over the other parts) when no ruff is found.
+- syntax = 0 if a touched .py file no longer parses with `ast.parse` (a new file counts as having
+  parsed before), else 1.
+- hygiene = max(0, 1 - 0.25 * litter), litter being debug prints (an added line that is a bare
+  `print(` call in a file whose base had no `print(` call, or a `pprint(` / `ic(` call),
+  breakpoints (`breakpoint()`, `pdb.set_trace()`, `import pdb` / `ipdb`), blocks of two or more
+  added comment lines that parse as code and are not prose, stray new files (backups, rejects,
+  logs, bytecode, scratch or root-level scripts the reference does not add), hunks that only
+  change whitespace, and edits to forbidden paths (lock files by default) the reference does not
+  make.
+- scope = max(0, 1 - 0.5 * extra / touched non-test files - 0.5 * missed / reference files):
+  non-test files the reference never touched, and reference files left alone.
+- size = 1 when the non-test changed lines are within 0.5x..2x the reference's, else
+  min(r / 0.5, 2 / r) (1 when the reference changes no lines).
+
+Test files (under `tests/` or `test/`, `test_*.py`, `*_test.py`, `conftest.py`) count in neither
+scope nor size: writing tests is not straying. Binary files are left out of lint and syntax.
+
+Default weights: lint 0.25, syntax 0.2, hygiene 0.25, scope 0.15, size 0.15; `weights` overrides
+them part by part, and the weights recorded are those used, normalised to sum to 1. The score is
+the weighted mean over the parts present, rounded to 4 decimals; an empty patch, or one that does
+not apply to the base files, scores 0 with a note and no parts.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import warnings
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from types import MappingProxyType
+
+from pydantic import BaseModel
+from unidiff import PatchedFile, PatchSet
+from unidiff.patch import Hunk, Line
+
+from evalkit.errors import EvalkitError
+from evalkit.scoring.patches import changed_lines, changed_paths
+
+DEFAULT_FORBIDDEN = (
+    "*.lock",
+    "poetry.lock",
+    "Pipfile.lock",
+    "uv.lock",
+    "package-lock.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+)
+DEFAULT_WEIGHTS = MappingProxyType({"lint": 0.25, "syntax": 0.2, "hygiene": 0.25, "scope": 0.15, "size": 0.15})
+RUFF_ARGS = ("--isolated", "--no-cache", "--exit-zero", "--output-format", "json")
+RUFF_RULES = ("--select", "E4,E7,E9,F,B", "--target-version", "py311")
+LITTER = ("*.orig", "*.rej", "*.bak", "*~", "*.swp", ".DS_Store", "*.log", "*.pyc")
+SCRATCH = ("scratch*.py", "tmp*.py", "debug*.py", "repro*.py", "test_*.py")
+ROOT_SCRIPTS = ("setup.py", "conftest.py", "noxfile.py")  # expected at a repository's root
+TEST_DIRS = ("tests", "test")
+NOT_APPLIED = "the patch does not apply to the base files"
+
+_RULE_CODE = re.compile(r"[A-Z]+[0-9]+")
+_ANY_PRINT = re.compile(r"(?<![\w.])print\(")
+_PRINT = re.compile(r"print\(")
+_DEBUG_CALL = re.compile(r"(?:pprint\.(?:pprint|pp)|pprint|ic)\(")
+_BREAKPOINT = re.compile(
+    r"breakpoint\(|i?pdb\.set_trace\(|import\s+i?pdb\b|from\s+i?pdb\s+import\b|__import__\(['\"]i?pdb['\"]\)"
+)
+
+
+class QualityScore(BaseModel):
+    """The quality verdict on one change, with the evidence behind each part."""
+
+    score: float
+    parts: dict[str, float]
+    weights: dict[str, float]
+    new_lint: dict[str, int]  # ruff rule code -> findings added in the touched .py files
+    syntax_errors: list[str]
+    debug_prints: int
+    breakpoints: int
+    commented_code: int
+    stray_files: list[str]
+    whitespace_only_hunks: int
+    forbidden_edits: list[str]
+    extra_files: list[str]
+    missed_files: list[str]
+    changed_lines: int  # non-test lines, added + removed
+    reference_lines: int
+    size_ratio: float | None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class _File:
+    """One file of the change: its path after, its path in the base (None when new), its hunks."""
+
+    path: str
+    source: str | None
+    patched: PatchedFile
+
+    @property
+    def lintable(self) -> bool:
+        return self.path.endswith(".py") and not self.patched.is_binary_file
+
+    @property
+    def deleted(self) -> bool:
+        return self.patched.is_removed_file
+
+
+def score_quality(
+    patch: str,
+    reference_patch: str,
+    base_file: Callable[[str], str | None],
+    forbidden: Sequence[str] = DEFAULT_FORBIDDEN,
+    weights: Mapping[str, float] | None = None,
+) -> QualityScore:
+    """Score `patch` against the task's `reference_patch` over the base tree read by `base_file`.
+
+    A reference patch that is not a diff is the task's fault and raises `EvalkitError`; a candidate
+    that is not one scores 0.
+    """
+    weights = _check_weights(weights)
+    reference_files = changed_paths(reference_patch)
+    reference_lines = changed_lines(_non_test_diff(reference_patch))
+    if not patch.strip():
+        return _unscored("empty patch", weights, reference_lines)
+    try:
+        files = _files(patch)
+    except EvalkitError as exc:
+        return _unscored(f"{NOT_APPLIED} ({exc})", weights, reference_lines)
+    if not files:
+        return _unscored(f"{NOT_APPLIED} (not a unified diff: no file headers)", weights, reference_lines)
+    if unsafe := [p for f in files for p in (f.path, f.source) if p and not _inside(p)]:
+        return _unscored(f"{NOT_APPLIED} (path outside the repository: {unsafe[0]})", weights, reference_lines)
+    bases = {f.source: base_file(f.source) for f in files if f.source and not f.patched.is_binary_file}
+
+    with tempfile.TemporaryDirectory(prefix="evalkit-quality-") as tmp:
+        after = _apply(patch, files, bases, Path(tmp) / "after")
+        if after is None:
+            return _unscored(NOT_APPLIED, weights, reference_lines)
+        try:
+            new_lint, note = _new_lint(files, bases, Path(tmp)), None
+        except _RuffUnavailable as exc:
+            new_lint, note = None, f"{exc}: lint part skipped"
+
+    syntax_errors = [
+        f.path
+        for f in files
+        if f.lintable and f.path in after and not _parses(after[f.path]) and _parses(bases.get(f.source))
+    ]
+    litter = _litter(files, bases, _files(reference_patch), forbidden)
+    touched = [f.path for f in files if not _is_test_path(f.path)]
+    extra = [p for p in touched if p not in reference_files]
+    missed = [p for p in reference_files if p not in {f.path for f in files}]
+    lines = changed_lines(_non_test_diff(patch))
+    ratio = round(lines / reference_lines, 4) if reference_lines else None
+
+    parts = {} if new_lint is None else {"lint": max(0.0, 1 - 0.1 * sum(new_lint.values()))}
+    parts["syntax"] = 0.0 if syntax_errors else 1.0
+    litter_count = sum(len(found) if isinstance(found, list) else found for found in litter.values())
+    parts["hygiene"] = max(0.0, 1 - 0.25 * litter_count)
+    parts["scope"] = max(
+        0.0, 1 - 0.5 * len(extra) / max(1, len(touched)) - 0.5 * len(missed) / max(1, len(reference_files))
+    )
+    parts["size"] = _size_part(ratio)
+    parts = {name: round(value, 4) for name, value in parts.items()}
+    used = _normalise({name: weights[name] for name in parts})
+    return QualityScore(
+        score=round(sum(parts[name] * used[name] for name in parts), 4),
+        parts=parts,
+        weights=used,
+        new_lint=new_lint or {},
+        syntax_errors=syntax_errors,
+        **litter,
+        extra_files=extra,
+        missed_files=missed,
+        changed_lines=lines,
+        reference_lines=reference_lines,
+        size_ratio=ratio,
+        note=note,
+    )
+
+
+def _check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
+    """The defaults overridden by `weights`; unknown parts and negative or all-zero weights are errors."""
+    merged = {**DEFAULT_WEIGHTS, **(weights or {})}
+    if unknown := sorted(set(merged) - set(DEFAULT_WEIGHTS)):
+        raise ValueError(f"unknown quality parts {unknown}; known: {sorted(DEFAULT_WEIGHTS)}")
+    if any(w < 0 for w in merged.values()) or not sum(merged.values()):
+        raise ValueError(f"quality weights must be >= 0 and not all 0: {merged}")
+    return merged
+
+
+def _normalise(weights: dict[str, float]) -> dict[str, float]:
+    total = sum(weights.values())
+    return {name: (w / total if total else 0.0) for name, w in weights.items()}
+
+
+def _unscored(note: str, weights: dict[str, float], reference_lines: int) -> QualityScore:
+    return QualityScore(
+        score=0.0,
+        parts={},
+        weights=_normalise(weights),
+        new_lint={},
+        syntax_errors=[],
+        debug_prints=0,
+        breakpoints=0,
+        commented_code=0,
+        stray_files=[],
+        whitespace_only_hunks=0,
+        forbidden_edits=[],
+        extra_files=[],
+        missed_files=[],
+        changed_lines=0,
+        reference_lines=reference_lines,
+        size_ratio=None,
+        note=note,
+    )
+
+
+# --- reading the diff -------------------------------------------------------------------------
+
+
+def _files(diff: str) -> list[_File]:
+    """The files of a diff (none for text without file headers); `EvalkitError` when it is broken."""
+    paths = changed_paths(diff)
+    files = []
+    for path, patched in zip(paths, PatchSet(diff), strict=True):
+        if patched.is_added_file:
+            source = None
+        elif patched.is_rename:
+            source = patched.source_file.removeprefix("a/")
+        else:
+            source = path
+        files.append(_File(path, source, patched))
+    return files
+
+
+def _non_test_diff(diff: str) -> str:
+    """The part of `diff` about non-test files (binary files carry no lines)."""
+    return "".join(str(f.patched) for f in _files(diff) if not _is_test_path(f.path))
+
+
+def _added(file: _File) -> list[Line]:
+    return [line for hunk in file.patched for line in hunk if line.is_added]
+
+
+def _inside(path: str) -> bool:
+    parts = PurePosixPath(path).parts
+    return bool(parts) and not PurePosixPath(path).is_absolute() and ".." not in parts and parts[0] != ".git"
+
+
+def _is_test_path(path: str) -> bool:
+    posix = PurePosixPath(path)
+    return any(part in TEST_DIRS for part in posix.parts[:-1]) or _matches(
+        posix.name, ("test_*.py", "*_test.py", "conftest.py")
+    )
+
+
+def _matches(path: str, globs: Sequence[str]) -> bool:
+    name = PurePosixPath(path).name
+    return any(fnmatch.fnmatchcase(path, glob) or fnmatch.fnmatchcase(name, glob) for glob in globs)
+
+
+# --- applying the change ----------------------------------------------------------------------
+
+
+def _apply(patch: str, files: list[_File], bases: dict[str, str | None], root: Path) -> dict[str, str] | None:
+    """The after text of every touched text file still present, or None when the patch does not
+    apply. `git apply` first, then `patch --fuzz=5`, each on a fresh copy of the base files."""
+    binary = [f.path for f in files if f.patched.is_binary_file]
+    attempts = (
+        ["git", "apply", "--whitespace=nowarn", *(f"--exclude={p}" for p in binary), "-"],
+        ["patch", "-p1", "--fuzz=5", "--batch", "--forward", "--no-backup-if-mismatch", "-s", "-i", "-"],
+    )
+    for command in attempts:
+        shutil.rmtree(root, ignore_errors=True)
+        _write_tree(root, {path: text for path, text in bases.items() if text is not None})
+        _run(["git", "init", "-q"], root)
+        if _run(command, root, stdin=patch).returncode == 0:
+            after = {}
+            for f in files:
+                target = root / f.path
+                if not f.deleted and not f.patched.is_binary_file and target.is_file():
+                    after[f.path] = target.read_text(encoding="utf-8", errors="replace")
+            return after
+    return None
+
+
+def _write_tree(root: Path, texts: Mapping[str, str]) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    for path, text in texts.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8", newline="")
+
+
+def _run(command: list[str], cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """Run a tool in `cwd`, with no git variables inherited that could point it at another repository."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    try:
+        return subprocess.run(command, cwd=cwd, input=stdin, capture_output=True, text=True, env=env, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return subprocess.CompletedProcess(command, 127, "", str(exc))
+
+
+# --- lint and syntax --------------------------------------------------------------------------
+
+
+class _RuffUnavailable(Exception):
+    """No ruff to run, or it failed: the lint part is skipped rather than guessed."""
+
+
+def _ruff_command() -> list[str] | None:
+    """The ruff next to this interpreter (no Python start-up), else its module, else ruff on PATH."""
+    beside = Path(sys.executable).parent / "ruff"
+    if beside.is_file():
+        return [str(beside)]
+    if importlib.util.find_spec("ruff") is not None:
+        return [sys.executable, "-m", "ruff"]
+    found = shutil.which("ruff")
+    return [found] if found else None
+
+
+def _new_lint(files: list[_File], bases: dict[str, str | None], tmp: Path) -> dict[str, int]:
+    """Findings per rule the change adds over its touched .py files (after minus before, per file)."""
+    ruff = _ruff_command()
+    if ruff is None:
+        raise _RuffUnavailable("ruff not available")
+    after_root, before_root = tmp / "after", tmp / "before"
+    after = [f.path for f in files if f.lintable and (after_root / f.path).is_file()]
+    before = {f.path: bases[f.source] for f in files if f.lintable and f.source and bases.get(f.source) is not None}
+    _write_tree(before_root, before)
+    found_after = _lint_counts(ruff, after_root, after)
+    found_before = _lint_counts(ruff, before_root, list(before))
+    added: Counter[str] = Counter()
+    for path, counts in found_after.items():
+        added.update(counts - found_before.get(path, Counter()))
+    return dict(sorted(added.items()))
+
+
+def _lint_counts(ruff: list[str], root: Path, paths: list[str]) -> dict[str, Counter[str]]:
+    """ruff findings per file and rule code, in one run over `paths` (relative to `root`)."""
+    if not paths:
+        return {}
+    done = _run([*ruff, "check", *RUFF_ARGS, *RUFF_RULES, "--", *paths], root)
+    try:
+        findings = json.loads(done.stdout) if done.returncode == 0 else None
+    except json.JSONDecodeError:
+        findings = None
+    if not isinstance(findings, list):
+        raise _RuffUnavailable(f"ruff failed ({done.stderr.strip()[:200] or f'exit {done.returncode}'})")
+    counts: dict[str, Counter[str]] = {}
+    base = root.resolve()
+    for finding in findings:
+        code = finding.get("code") or ""
+        if _RULE_CODE.fullmatch(code) and code != "E999":  # syntax errors come from ast, not ruff
+            path = Path(finding["filename"]).resolve().relative_to(base).as_posix()
+            counts.setdefault(path, Counter())[code] += 1
+    return counts
+
+
+def _parses(text: str | None) -> bool:
+    """Whether `text` is valid Python; an absent file counts as valid (nothing was broken)."""
+    if text is None:
+        return True
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. SyntaxWarning for invalid escapes: still parses
+        try:
+            ast.parse(text)
+        except (SyntaxError, ValueError):
+            return False
+    return True
+
+
+# --- hygiene ----------------------------------------------------------------------------------
+
+
+def _code(line: Line) -> str:
+    return line.value.strip()
+
+
+def _litter(files: list[_File], bases: dict[str, str | None], reference: list[_File], forbidden: Sequence[str]) -> dict:
+    """The hygiene findings, as QualityScore fields. New files and forbidden edits the reference
+    makes as well are part of the task, not litter."""
+    reference_added = {f.path for f in reference if f.patched.is_added_file}
+    python = [f for f in files if f.lintable]
+    return {
+        "debug_prints": sum(_debug_prints(f, bases.get(f.source)) for f in python),
+        "breakpoints": sum(_is_breakpoint(line) for f in python for line in _added(f)),
+        "commented_code": sum(_commented_code_blocks(f) for f in python),
+        "stray_files": [
+            f.path for f in files if f.patched.is_added_file and _is_litter(f.path) and f.path not in reference_added
+        ],
+        "whitespace_only_hunks": sum(_whitespace_only(hunk) for f in files for hunk in f.patched),
+        "forbidden_edits": [
+            f.path for f in files if _matches(f.path, forbidden) and f.path not in {r.path for r in reference}
+        ],
+    }
+
+
+def _debug_prints(file: _File, base: str | None) -> int:
+    """Added bare `print(` calls where the base had none (a CLI that prints is not debugging), plus
+    added `pprint(` / `ic(` calls anywhere."""
+    prints_allowed = base is not None and _ANY_PRINT.search(base) is not None
+    return sum(
+        bool(_DEBUG_CALL.match(_code(line)) or (not prints_allowed and _PRINT.match(_code(line))))
+        for line in _added(file)
+    )
+
+
+def _is_breakpoint(line: Line) -> bool:
+    code = _code(line)
+    return not code.startswith("#") and any(_BREAKPOINT.match(part.strip()) for part in code.split(";"))
+
+
+def _commented_code_blocks(file: _File) -> int:
+    """Runs of >= 2 consecutive added comment lines whose text, uncommented, is Python code."""
+    blocks: list[list[str]] = []
+    last = None
+    for line in _added(file):
+        if not _code(line).startswith("#") or _code(line).startswith("#!"):
+            last = None
+            continue
+        if last is None or line.target_line_no != last + 1:
+            blocks.append([])
+        blocks[-1].append(re.sub(r"^\s*#", "", line.value.rstrip("\n")))
+        last = line.target_line_no
+    return sum(len(block) >= 2 and _is_code("\n".join(block)) for block in blocks)
+
+
+def _is_code(text: str) -> bool:
+    """Parses as Python and says more than prose that happens to parse (`TODO: fix`, `See above`
+    does not, but bare words and `Note: this` do)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            tree = ast.parse(textwrap.dedent(text))
+        except (SyntaxError, ValueError):
+            return False
+    return any(not _prose_like(statement) for statement in tree.body)
+
+
+def _prose_like(statement: ast.stmt) -> bool:
+    words = (ast.Name, ast.Attribute, ast.Constant)
+    if isinstance(statement, ast.Expr):
+        return isinstance(statement.value, words)
+    return isinstance(statement, ast.AnnAssign) and statement.value is None
+
+
+def _whitespace_only(hunk: Hunk) -> bool:
+    """A hunk whose added and removed lines are the same text once whitespace is ignored."""
+    added = "".join("".join(line.value.split()) for line in hunk if line.is_added)
+    removed = "".join("".join(line.value.split()) for line in hunk if line.is_removed)
+    return bool(hunk.added or hunk.removed) and added == removed
+
+
+def _is_litter(path: str) -> bool:
+    posix = PurePosixPath(path)
+    if _matches(path, LITTER):
+        return True
+    if posix.suffix != ".py" or any(part in TEST_DIRS for part in posix.parts[:-1]):
+        return False
+    return (len(posix.parts) == 1 and posix.name not in ROOT_SCRIPTS) or _matches(posix.name, SCRATCH)
+
+
+def _size_part(ratio: float | None) -> float:
+    if ratio is None or 0.5 <= ratio <= 2:
+        return 1.0
+    if ratio <= 0:
+        return 0.0
+    return max(0.0, min(1.0, ratio / 0.5, 2 / ratio))

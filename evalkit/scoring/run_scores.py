@@ -1,0 +1,224 @@
+"""Scoring a whole run: every attempt on the four axes (`scores.jsonl`), the per-model and per-tag
+aggregates (`summary.json`), and the table behind `evalkit.load_results`.
+
+Scores are derived data: they are rewritten whole (atomically) each time, from `results.jsonl`,
+the trajectories and the suite, so `evalkit score RUN_DIR` can re-score after the settings change.
+A reviewer model's verdicts are kept from the previous scoring unless a judge is given again.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import statistics
+import tarfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from evalkit.agent.trajectory import read_trajectory
+from evalkit.errors import EvalkitError
+from evalkit.models.client import ChatClient
+from evalkit.runs.store import AttemptRecord, RunStore, utc_now
+from evalkit.sandbox.workspace import build_workspace
+from evalkit.scoring.aggregate import best_of_k, bootstrap_ci, pass_at_k
+from evalkit.scoring.attempt_scores import AttemptScores, ScoringSettings, score_attempt
+from evalkit.scoring.judge import JudgeVerdict, judge_diff
+from evalkit.scoring.predictions import write_atomic
+from evalkit.scoring.prices import price_for
+from evalkit.tasks import Task, load_suite
+
+SCORES = "scores.jsonl"
+SUMMARY = "summary.json"
+AXIS_COLUMNS = ("correctness", "quality", "efficiency", "interaction", "composite")
+
+
+def base_tree(task: Task) -> Callable[[str], str | None]:
+    """A reader of the task's base files (the workspace the agent started from)."""
+    # open for as long as the reader lives: an in-memory archive, nothing to leak
+    archive = tarfile.open(fileobj=io.BytesIO(build_workspace(task.source).archive))  # noqa: SIM115
+    names = set(archive.getnames())
+
+    def read(path: str) -> str | None:
+        name = f"./{path}"
+        if name not in names:
+            return None
+        member = archive.extractfile(name)
+        return member.read().decode("utf-8", errors="replace") if member else None
+
+    return read
+
+
+def run_tasks(store: RunStore, suite_path: Path | None = None) -> dict[str, Task]:
+    """The tasks of a run, from its manifest's suite (or `suite_path`)."""
+    manifest = store.read_manifest()
+    if manifest is None:
+        raise EvalkitError(f"{store.dir}: not an evalkit run folder (no run.json)")
+    path = suite_path or Path(manifest.suite_path)
+    if not path.exists():
+        raise EvalkitError(f"{store.dir}: its suite {path} is gone; pass --suite to say where it is now")
+    return {t.id: t for t in load_suite(path).tasks}
+
+
+def _previous_judges(store: RunStore) -> dict[tuple[str, str, int], JudgeVerdict]:
+    path = store.dir / SCORES
+    if not path.exists():
+        return {}
+    kept = {}
+    for line in path.read_text().splitlines():
+        try:
+            row = AttemptScores.model_validate_json(line)
+        except ValueError:
+            continue
+        if row.judge is not None:
+            kept[row.key] = row.judge
+    return kept
+
+
+def score_run(
+    store: RunStore,
+    tasks: dict[str, Task],
+    settings: ScoringSettings,
+    judge: ChatClient | None = None,
+    warn: Callable[[str], None] = lambda message: None,
+) -> list[AttemptScores]:
+    """Score every attempt of the run; write scores.jsonl and summary.json."""
+    records = sorted(store.records(), key=lambda r: (r.task_id, r.model, r.sample))
+    judges = _previous_judges(store)
+    trees: dict[str, Callable[[str], str | None]] = {}
+    unpriced: set[str] = set()
+    rows = []
+    for record in records:
+        task = tasks.get(record.task_id)
+        if task is None:
+            warn(f"attempt of `{record.task_id}` skipped: the task is not in the suite any more")
+            continue
+        if task.id not in trees:
+            trees[task.id] = base_tree(task)
+        model_id = record.endpoint.get("model", record.model)
+        price = price_for(settings.prices, model_id, record.model)
+        if price is None and record.model not in unpriced:
+            unpriced.add(record.model)
+            warn(f'no price for model `{model_id}`: its cost is left empty (add [prices."{model_id}"] to evalkit.toml)')
+        events = read_trajectory(store.dir / record.trajectory) if record.trajectory else []
+        verdict = judges.get(record.key)
+        if judge is not None:
+            verdict = judge_diff(judge, task.prompt, record.model_patch, task.metadata.get("rubric"))
+        rows.append(score_attempt(task, record, events, trees[task.id], settings, price, verdict))
+    write_atomic(store.dir / SCORES, "".join(row.model_dump_json() + "\n" for row in rows))
+    frame = results_frame(records, rows)
+    summary = {
+        "run_id": store.dir.name,
+        "scored_at": utc_now(),
+        "weights": settings.weights.normalised(),
+        "interaction_penalties": settings.interaction.model_dump(),
+        "models": summarize(frame, "model"),
+        "tags": summarize(frame.explode("tags").dropna(subset=["tags"]), "tags") if len(frame) else [],
+    }
+    write_atomic(store.dir / SUMMARY, json.dumps(summary, indent=2) + "\n")
+    return rows
+
+
+def results_frame(records: list[AttemptRecord], scores: list[AttemptScores]) -> pd.DataFrame:
+    """One row per attempt: the record's facts and every axis as columns (details as `axis.part`)."""
+    by_key = {s.key: s for s in scores}
+    rows = []
+    for record in records:
+        score = by_key.get(record.key)
+        if score is None:
+            continue
+        row = {
+            "run_id": record.run_id,
+            "task_id": record.task_id,
+            "model": record.model,
+            "sample": record.sample,
+            "tags": score.tags,
+            "resolved": record.resolved,
+            "stop_reason": record.stop_reason,
+            "error": record.error,
+            "correctness": score.correctness.score,
+            "fail_to_pass": score.correctness.fail_to_pass,
+            "pass_to_pass": score.correctness.pass_to_pass,
+            "quality": score.quality.score,
+            "efficiency": score.efficiency.score,
+            "interaction": score.interaction.score,
+            "composite": score.composite,
+            "judge": score.judge.score if score.judge else None,
+            "cost_usd": score.efficiency.cost_usd,
+            "prompt_tokens": score.efficiency.prompt_tokens,
+            "completion_tokens": score.efficiency.completion_tokens,
+            "cached_tokens": score.efficiency.cached_tokens,
+            "total_tokens": score.efficiency.total_tokens,
+            "turns": record.turns,
+            "tool_calls": record.tool_calls,
+            "duration_s": record.duration_s,
+            "agent_s": record.agent_s,
+        }
+        for axis in ("quality", "interaction"):
+            detail = getattr(score, axis)
+            for name, value in (detail.parts if axis == "quality" else detail.counts).items():
+                row[f"{axis}.{name}"] = value
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _mean_ci(per_task: pd.Series) -> dict:
+    values = [v for v in per_task.tolist() if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if not values:
+        return {"mean": None, "ci95": None}
+    low, high = bootstrap_ci(values)
+    return {"mean": round(statistics.fmean(values), 4), "ci95": [round(low, 4), round(high, 4)]}
+
+
+def summarize(frame: pd.DataFrame, by: str) -> list[dict]:
+    """Per group: resolved rate with a task-level bootstrap CI, pass@k and best-of-k for k up to
+    the samples every task has, axis means with CIs, cost per task and per resolved task, medians."""
+    out = []
+    if frame.empty:
+        return out
+    for group, rows in frame.groupby(by, sort=False):
+        per_task = rows.groupby("task_id")
+        samples = int(per_task.size().min())
+        entry: dict = {
+            by.rstrip("s"): group,
+            "attempts": len(rows),
+            "tasks": per_task.ngroups,
+            "samples": samples,
+            "resolved": int(rows["resolved"].sum()),
+            "resolved_rate": _mean_ci(per_task["resolved"].mean()),
+            "pass_at_k": {},
+            "best_of_k": {},
+            "axes": {axis: _mean_ci(per_task[axis].mean()) for axis in AXIS_COLUMNS},
+        }
+        judged = rows["judge"].dropna()
+        entry["axes"]["judge"] = _mean_ci(judged.groupby(rows["task_id"]).mean()) if len(judged) else None
+        for k in range(1, samples + 1):
+            entry["pass_at_k"][str(k)] = round(
+                statistics.fmean(pass_at_k(len(t), int(t["resolved"].sum()), k) for _, t in per_task), 4
+            )
+            entry["best_of_k"][str(k)] = round(
+                statistics.fmean(best_of_k(t["composite"].tolist(), k) for _, t in per_task), 4
+            )
+        entry["avg_at_k"] = entry["axes"]["composite"]["mean"]
+        costs = rows["cost_usd"]
+        known = costs.notna().all()
+        total = float(costs.sum()) if known else None
+        entry["cost_usd"] = None if total is None else round(total, 6)
+        entry["cost_per_task"] = None if total is None else round(total / per_task.ngroups, 6)
+        resolved_tasks = rows["resolved"].sum()
+        entry["cost_per_resolved"] = None if total is None or not resolved_tasks else round(total / resolved_tasks, 6)
+        entry["median_tokens"] = float(rows["total_tokens"].median())
+        entry["median_duration_s"] = round(float(rows["duration_s"].median()), 3)
+        entry["errors"] = int(rows["error"].notna().sum())
+        entry["stop_reasons"] = {str(k): int(v) for k, v in rows["stop_reason"].value_counts().items()}
+        out.append(entry)
+    return out
+
+
+def load_scores(store: RunStore) -> list[AttemptScores]:
+    path = store.dir / SCORES
+    if not path.exists():
+        return []
+    return [AttemptScores.model_validate_json(line) for line in path.read_text().splitlines() if line.strip()]
