@@ -99,8 +99,8 @@ def score_run(
             trees[task.id] = base_tree(task)
         model_id = record.endpoint.get("model", record.model)
         price = price_for(settings.prices, model_id, record.model)
-        if price is None and record.model not in unpriced:
-            unpriced.add(record.model)
+        if price is None and model_id not in unpriced:
+            unpriced.add(model_id)
             warn(f'no price for model `{model_id}`: its cost is left empty (add [prices."{model_id}"] to evalkit.toml)')
         events = read_trajectory(store.dir / record.trajectory) if record.trajectory else []
         verdict = judges.get(record.key)

@@ -139,7 +139,10 @@ def test_no_container_is_left(hostile_run, docker_engine):
     assert docker_engine.containers.list(all=True, filters={"label": f"{LABEL_RUN}=hostile"}) == []
 
 
-def test_the_summary_shows_every_model(hostile_run):
-    result, _, _, _ = hostile_run
+def test_the_summary_shows_every_model_and_an_unpriced_model_warns_once(hostile_run):
+    result, _, run_dir, _ = hostile_run
     for model in SCENARIOS:
         assert model in result.stdout
+    assert result.stderr.count("no price for model `hostile`") == 1
+    costs = [json.loads(line)["efficiency"]["cost_usd"] for line in (run_dir / "scores.jsonl").read_text().splitlines()]
+    assert costs == [None] * len(SCENARIOS)
