@@ -20,6 +20,7 @@ from evalkit.tasks.model import Task
 TASK_FILE = "task.toml"
 PATCH_FILE = "patch.diff"
 TEST_PATCH_FILE = "test_patch.diff"
+SUITE_FILE = "suite.toml"
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ def _load_folder(root: Path) -> Suite:
 
 
 def _suite_name(root: Path) -> str:
-    meta = root / "suite.toml"
+    meta = root / SUITE_FILE
     if meta.exists():
         try:
             return str(tomllib.loads(meta.read_text()).get("name", root.name))
