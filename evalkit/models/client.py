@@ -170,11 +170,12 @@ class ChatClient:
         """POST one request and read the body in chunks, so that a server trickling an endless
         body is cut at `timeout` in total (httpx's timeout is per read) or at MAX_RESPONSE_BYTES."""
         ends = time.monotonic() + timeout
+        extra = {"tools": tools} if tools else {}  # some servers refuse an empty tool list
         with self._client.chat.completions.with_streaming_response.create(
             model=self.spec.model,
             messages=messages,
-            tools=tools,
             timeout=timeout,
+            **extra,
             **self.spec.sampling.request_kwargs(),
         ) as response:
             body = bytearray()

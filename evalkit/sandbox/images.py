@@ -119,7 +119,7 @@ def _recipe_hash(recipe: Path, base_id: str) -> str:
 def resolve_image(client: docker.DockerClient, image: str, base: str = BASE_IMAGE) -> str:
     """The Docker image for a task's `image` field: a recipe name is built (once) and tagged by
     content hash; anything else is taken as an image reference."""
-    recipe = recipes_dir() / image
+    recipe = Path(image) if Path(image).is_absolute() else recipes_dir() / image  # absolute: a suite's own recipe
     if not (recipe / "Dockerfile").is_file():
         if not image_exists(client, image):
             raise SandboxError(f"image {image} is neither a recipe in {recipes_dir()} nor a local image")
@@ -128,7 +128,7 @@ def resolve_image(client: docker.DockerClient, image: str, base: str = BASE_IMAG
         base_id = client.images.get(base).id
     except docker.errors.ImageNotFound:
         raise SandboxError(f"base image {base} is missing: run `evalkit sandbox build-base`") from None
-    tag = f"evalkit/{image}:{_recipe_hash(recipe, base_id)}"
+    tag = f"evalkit/{recipe.name}:{_recipe_hash(recipe, base_id)}"
     with _build_lock:
         if not image_exists(client, tag):
             try:

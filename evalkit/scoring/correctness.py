@@ -39,7 +39,8 @@ class CorrectnessResult(BaseModel):
     tests_ran: bool = False
     fail_to_pass: TestGroupResult = Field(default_factory=lambda: TestGroupResult(passed=[], failed=[]))
     pass_to_pass: TestGroupResult = Field(default_factory=lambda: TestGroupResult(passed=[], failed=[]))
-    statuses: dict[str, TestStatus] = Field(default_factory=dict)
+    statuses: dict[str, TestStatus] = Field(default_factory=dict)  # the listed tests
+    outcomes: dict[str, TestStatus] = Field(default_factory=dict)  # every test the report holds
     error: str | None = None  # a harness or task problem, as opposed to a wrong answer
     durations: dict[str, float] = Field(default_factory=dict)
     log: str = ""
@@ -129,6 +130,7 @@ def evaluate_patch(task: Task, patch: str, backend: SandboxBackend) -> Correctne
                 except Exception as exc:  # a malformed report is the candidate's fault, not a crash
                     log.append(f"unreadable JUnit report: {exc}")
                 result = result.with_grade(grade(task.tests.fail_to_pass, task.tests.pass_to_pass, outcomes))
+                result.outcomes = outcomes or {}
     timings["total"] = time.monotonic() - started
     result.durations = {k: round(v, 3) for k, v in timings.items()}
     result.log = "\n".join(log)[-LOG_LIMIT:]

@@ -114,6 +114,12 @@ def _task_from_folder(task_dir: Path) -> Task:
         if not snapshot.is_dir():
             raise ValueError(f"field `source.snapshot`: {source['snapshot']} is not a folder")
         source["snapshot"] = snapshot
+    image = data.get("image")
+    if isinstance(image, str) and image.startswith(("./", "../")):  # a recipe folder beside the suite
+        recipe = (task_dir / image).resolve()
+        if not (recipe / "Dockerfile").is_file():
+            raise ValueError(f"field `image`: {image} is not a recipe folder (no Dockerfile)")
+        data["image"] = str(recipe)
     return Task.model_validate(data)
 
 

@@ -1,0 +1,1 @@
+"""Gathering tasks from git histories: history walk, environment recipe, prompt, validation."""

@@ -1,0 +1,188 @@
+"""`evalkit gather`: a validated suite of short-prompt, large-diff tasks from a repository's history.
+
+History (size and shape) → environment (a recipe per dependency set) → prompt (commit message,
+optionally rewritten) → validation in the sandbox → a suite folder plus `gather-report.json`
+listing every commit left out and why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from evalkit.errors import EvalkitError
+from evalkit.gather.environment import HOST_CA_BUNDLE, detect_environment, write_recipe
+from evalkit.gather.history import (
+    DEFAULT_TEST_GLOBS,
+    Candidate,
+    Rejection,
+    SizeLimits,
+    commits,
+    screen,
+    split_commit,
+)
+from evalkit.gather.prompts import prompt_from_message, rewrite_prompt
+from evalkit.gather.validate import validate_candidate
+from evalkit.models.client import ChatClient
+from evalkit.sandbox.backend import SandboxBackend
+from evalkit.scoring.predictions import write_atomic
+from evalkit.tasks.model import Task, TaskSource, TestSpec
+from evalkit.tasks.write import write_suite
+
+REPORT = "gather-report.json"
+
+
+@dataclass
+class GatherOptions:
+    since: str | None = None
+    until: str | None = None
+    max_tasks: int = 20
+    limits: SizeLimits = field(default_factory=SizeLimits)
+    test_globs: tuple[str, ...] = DEFAULT_TEST_GLOBS
+    max_prompt_chars: int = 400
+    runs: int = 3
+    max_pass_to_pass: int = 50
+    ca_bundle: Path = HOST_CA_BUNDLE
+    rewriter: ChatClient | None = None
+
+
+@dataclass
+class GatherReport:
+    repo: str
+    accepted: list[Task] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+    scanned: int = 0
+
+    def as_json(self) -> dict:
+        return {
+            "repo": self.repo,
+            "scanned_commits": self.scanned,
+            "accepted": [
+                {"task_id": t.id, "commit": t.metadata.get("commit"), "prompt": t.prompt} for t in self.accepted
+            ],
+            "rejected": [asdict(r) for r in self.rejected],
+        }
+
+
+def open_repository(repo: str, cache: Path | None = None) -> tuple[Path, str]:
+    """(local clone, what tasks record as their source): a path is used as is; a URL is cloned
+    into the cache (one clear line when the network or the URL fails)."""
+    local = Path(repo).expanduser()
+    if local.exists():
+        if not (local / ".git").exists() and not (local / "HEAD").exists():
+            raise EvalkitError(f"{repo}: not a git repository")
+        return local.resolve(), str(local.resolve())
+    if "://" not in repo and not repo.startswith("git@"):
+        raise EvalkitError(f"{repo}: no such folder, and not a URL")
+    cache = cache or Path(os.environ.get("EVALKIT_CACHE", Path.home() / ".cache" / "evalkit")) / "repos"
+    target = cache / hashlib.sha256(repo.encode()).hexdigest()[:16]
+    if not target.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        result = subprocess.run(["git", "clone", "--quiet", repo, str(target)], capture_output=True, text=True)
+        if result.returncode != 0:
+            reason = (result.stderr.strip().splitlines() or ["no output"])[-1]
+            raise EvalkitError(f"{repo}: cannot clone ({reason}); clone it yourself and pass the folder")
+    return target, repo
+
+
+def _reader(repo: Path, commit: str) -> tuple[Callable[[str], str | None], Callable[[str], bool]]:
+    def read(path: str) -> str | None:
+        result = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=repo, capture_output=True, text=True)
+        return result.stdout if result.returncode == 0 else None
+
+    def has_folder(path: str) -> bool:
+        result = subprocess.run(["git", "cat-file", "-t", f"{commit}:{path}"], cwd=repo, capture_output=True, text=True)
+        return result.stdout.strip() == "tree"
+
+    return read, has_folder
+
+
+def _prompt(candidate: Candidate, options: GatherOptions) -> tuple[str, dict[str, str]]:
+    message = candidate.commit.message
+    draft = prompt_from_message(message, options.max_prompt_chars)
+    meta = {"prompt_source": "commit message"}
+    if options.rewriter is not None and draft:
+        rewritten, error = rewrite_prompt(options.rewriter, message, draft, options.max_prompt_chars)
+        if error:
+            meta["rewrite_error"] = error
+        else:
+            draft, meta["prompt_source"] = rewritten, f"rewriter {options.rewriter.spec.name}"
+    return draft, meta
+
+
+def gather(
+    repo: str,
+    out: Path,
+    options: GatherOptions,
+    backend: SandboxBackend,
+    log: Callable[[str], None] = lambda line: None,
+) -> GatherReport:
+    local, source = open_repository(repo)
+    name = (
+        local.name.removesuffix(".git") if source == str(local) else Path(source.rstrip("/")).name.removesuffix(".git")
+    )
+    report = GatherReport(repo=source)
+    history = commits(local, options.since, options.until)
+    report.scanned = len(history)
+    out.mkdir(parents=True, exist_ok=True)
+    for commit in history:
+        if len(report.accepted) >= options.max_tasks:
+            break
+        subject = commit.message.splitlines()[0] if commit.message else ""
+        patch, test_patch = split_commit(local, commit, options.test_globs)
+        screened = screen(commit, patch, test_patch, options.limits)
+        if isinstance(screened, str):
+            report.rejected.append(Rejection(commit.sha, subject, "history", screened))
+            continue
+        prompt, meta = _prompt(screened, options)
+        if not prompt:
+            report.rejected.append(
+                Rejection(commit.sha, subject, "prompt", "the commit message gives no usable prompt")
+            )
+            continue
+        env = detect_environment(*_reader(local, commit.parent))
+        image = write_recipe(env, name, out, options.ca_bundle)
+        task_id = f"{name}-{commit.sha[:10]}"
+        log(f"validating {commit.sha[:10]} {subject[:60]}")
+        provisional = Task(
+            id=task_id,
+            prompt=prompt,
+            repo=name,
+            image=str((out / task_id / image).resolve()) if image != "python" else image,  # as load_suite will
+            source=TaskSource(git=source, base_commit=commit.parent),
+            tests=TestSpec(fail_to_pass=["placeholder"]),
+            patch=patch,
+            test_patch=test_patch,
+        )
+        verdict = validate_candidate(provisional, backend, options.runs, options.max_pass_to_pass)
+        if verdict.reason:
+            report.rejected.append(Rejection(commit.sha, subject, "validation", verdict.reason))
+            continue
+        metadata = {
+            "commit": commit.sha,
+            "commit_date": commit.date,
+            "original_message": commit.message,
+            **meta,
+            **({"environment": ", ".join(env.sources)} if env.sources else {}),
+            **({"flaky_tests": ", ".join(verdict.flaky)} if verdict.flaky else {}),
+            **({"failing_with_change": ", ".join(verdict.broken)} if verdict.broken else {}),
+        }
+        report.accepted.append(
+            provisional.model_copy(
+                update={
+                    "image": image,
+                    "tags": ["gathered"],
+                    "tests": TestSpec(fail_to_pass=verdict.fail_to_pass, pass_to_pass=verdict.pass_to_pass),
+                    "metadata": metadata,
+                }
+            )
+        )
+    description = f"Tasks gathered by evalkit from {source} ({len(report.accepted)} of {report.scanned} commits)."
+    write_suite(out, out.name, description, report.accepted, replace=True)
+    write_atomic(out / REPORT, json.dumps(report.as_json(), indent=2) + "\n")
+    return report

@@ -1,0 +1,119 @@
+"""Walking a repository's history for task candidates: each first-parent commit (a squashed merge
+counts as one change against its first parent) split into its test part and its source part,
+and filtered by size, with the reason recorded for every commit left out."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.errors import EvalkitError
+from evalkit.scoring.patches import changed_lines, changed_paths
+
+DEFAULT_TEST_GLOBS = (
+    "tests/**",
+    "test/**",
+    "testing/**",
+    "**/tests/**",
+    "**/test_*.py",
+    "**/*_test.py",
+    "**/conftest.py",
+)
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    parent: str
+    date: str  # author date, ISO 8601
+    message: str
+
+
+@dataclass(frozen=True)
+class Candidate:
+    commit: Commit
+    patch: str  # the source part
+    test_patch: str  # the test part
+    source_lines: int
+    files: int  # files changed, both parts
+
+
+@dataclass(frozen=True)
+class Rejection:
+    sha: str
+    subject: str
+    stage: str  # "history" (size and shape) or "validation" (tests in the sandbox)
+    reason: str
+
+
+@dataclass(frozen=True)
+class SizeLimits:
+    min_lines: int = 40
+    max_lines: int = 1000
+    min_files: int = 2
+
+
+def git(repo: Path, *args: str) -> str:
+    result = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, errors="replace")
+    if result.returncode != 0:
+        raise EvalkitError(f"{repo}: git {' '.join(args[:2])} failed: {result.stderr.strip()[:200]}")
+    return result.stdout
+
+
+def commits(repo: Path, since: str | None = None, until: str | None = None) -> list[Commit]:
+    """First-parent commits that have a parent, newest first."""
+    args = ["log", "--first-parent", "--format=%H%x00%P%x00%aI%x00%B%x1e"]
+    if since:
+        args.append(f"--since={since}")
+    if until:
+        args.append(f"--until={until}")
+    found = []
+    for record in git(repo, *args, "HEAD").split("\x1e"):
+        fields = record.strip("\n").split("\x00")
+        if len(fields) < 4 or not fields[1].strip():
+            continue  # the root commit has nothing to diff against
+        found.append(Commit(fields[0], fields[1].split()[0], fields[2], fields[3].strip()))
+    return found
+
+
+def _pathspecs(globs: tuple[str, ...], exclude: bool) -> list[str]:
+    magic = "exclude,glob" if exclude else "glob"
+    return [f":({magic}){g}" for g in globs]
+
+
+def split_commit(repo: Path, commit: Commit, test_globs: tuple[str, ...]) -> tuple[str, str]:
+    """(source part, test part) of a commit, as diffs against its first parent."""
+    base = ["diff", "--no-color", "--no-renames", "--no-ext-diff", "--binary", commit.parent, commit.sha, "--"]
+    test_patch = git(repo, *base, *_pathspecs(test_globs, exclude=False))
+    patch = git(repo, *base, ".", *_pathspecs(test_globs, exclude=True))
+    return patch, test_patch
+
+
+def _adds_tests(test_patch: str) -> bool:
+    """The test part adds or changes lines of a test module (not only fixtures or data)."""
+    for line in test_patch.splitlines():
+        if line.startswith("+++ ") and line.endswith(".py") and not line.endswith("conftest.py"):
+            return True
+    return False
+
+
+def screen(commit: Commit, patch: str, test_patch: str, limits: SizeLimits) -> Candidate | str:
+    """A candidate, or the reason this commit cannot be one (pure)."""
+    if "GIT binary patch" in patch or "GIT binary patch" in test_patch:
+        return "changes binary files"
+    if not test_patch.strip():
+        return "no test change"
+    if not _adds_tests(test_patch):
+        return "the test part changes no test module"
+    if not patch.strip():
+        return "tests only: no source change"
+    lines = changed_lines(patch)
+    if lines < limits.min_lines:
+        return f"too small: {lines} changed source lines < {limits.min_lines}"
+    if lines > limits.max_lines:
+        return f"too large: {lines} changed source lines > {limits.max_lines}"
+    files = len(set(changed_paths(patch)) | set(changed_paths(test_patch)))
+    if files < limits.min_files:
+        return f"too few files: {files} < {limits.min_files}"
+    return Candidate(commit, patch, test_patch, lines, files)

@@ -1,0 +1,94 @@
+"""Validating a candidate in the sandbox: the tests of its test part run on the base with the test
+part only (must fail) and with both parts (must pass), each `runs` times.
+
+FAIL_TO_PASS = tests failing on every run before and passing on every run after; PASS_TO_PASS =
+tests passing on every run before and after (sampled to a cap so scoring stays fast); a test
+whose outcome changes between identical runs is flaky and dropped from both. The same scorer
+(`evaluate_patch`) runs here and when agents are scored, so a gathered task validates the same
+way later.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from evalkit.sandbox.backend import SandboxBackend
+from evalkit.scoring.correctness import CorrectnessResult, evaluate_patch
+from evalkit.scoring.junit import TestStatus
+from evalkit.scoring.patches import changed_paths
+from evalkit.tasks.model import Task, TestSpec
+
+
+@dataclass
+class Verdict:
+    fail_to_pass: list[str] = field(default_factory=list)
+    pass_to_pass: list[str] = field(default_factory=list)
+    flaky: list[str] = field(default_factory=list)
+    broken: list[str] = field(default_factory=list)  # failing with the change: left out of both lists
+    reason: str | None = None  # why the candidate is rejected, None when kept
+
+
+def test_files(test_patch: str) -> list[str]:
+    """The test modules the test part leaves in the tree (what pytest is pointed at)."""
+    removed = {line[4:].strip() for line in test_patch.splitlines() if line.startswith("--- a/")}
+    kept = [p for p in changed_paths(test_patch) if p.endswith(".py") and not p.endswith("conftest.py")]
+    return [p for p in kept if f"+++ b/{p}" in test_patch or p not in removed]
+
+
+test_files.__test__ = False  # not a pytest test
+
+
+def _stable(runs: list[CorrectnessResult]) -> tuple[dict[str, TestStatus], set[str]]:
+    """Outcomes that agree on every run, and the tests that did not."""
+    seen: dict[str, set[TestStatus]] = {}
+    for run in runs:
+        for test_id, status in run.outcomes.items():
+            seen.setdefault(test_id, set()).add(status)
+    for run in runs:
+        for test_id in seen:
+            if test_id not in run.outcomes:
+                seen[test_id].add(TestStatus.MISSING)
+    stable = {t: next(iter(s)) for t, s in seen.items() if len(s) == 1}
+    return stable, {t for t, s in seen.items() if len(s) > 1}
+
+
+def judge(before: dict[str, TestStatus], after: dict[str, TestStatus], flaky: set[str], cap: int, seed: str) -> Verdict:
+    """The lists and the verdict from stable outcomes (pure)."""
+    f2p = sorted(
+        t for t, s in after.items() if s == TestStatus.PASSED and before.get(t, TestStatus.MISSING) != TestStatus.PASSED
+    )
+    p2p = sorted(t for t, s in after.items() if s == TestStatus.PASSED and before.get(t) == TestStatus.PASSED)
+    broken = sorted(t for t, s in after.items() if s in (TestStatus.FAILED, TestStatus.ERROR))
+    verdict = Verdict(f2p, p2p, sorted(flaky), broken)
+    if len(p2p) > cap:
+        verdict.pass_to_pass = sorted(random.Random(seed).sample(p2p, cap))
+    if not after:
+        verdict.reason = "the tests did not run (no report): collection error or missing dependency"
+    elif not f2p and broken:
+        verdict.reason = f"tests fail even with the change: {', '.join(broken[:3])}"
+    elif not f2p:
+        verdict.reason = "no FAIL_TO_PASS test: the new tests already pass before the change" + (
+            f" (flaky: {', '.join(sorted(flaky)[:3])})" if flaky else ""
+        )
+    return verdict
+
+
+def validate_candidate(provisional: Task, backend: SandboxBackend, runs: int, cap: int) -> Verdict:
+    """Run the candidate's tests before and after `runs` times each and judge them."""
+    files = test_files(provisional.test_patch)
+    if not files:
+        return Verdict(reason="the test part leaves no test module to run")
+    probe = provisional.model_copy(update={"tests": TestSpec(command=provisional.tests.command, fail_to_pass=files)})
+    before_runs = [evaluate_patch(probe, "", backend) for _ in range(runs)]
+    after_runs = [evaluate_patch(probe, provisional.patch, backend) for _ in range(runs)]
+    for run in before_runs + after_runs:
+        if run.error:
+            return Verdict(reason=run.error)
+        if not run.patch_applied:
+            return Verdict(reason="the source part does not apply to the base")
+    before, flaky_before = _stable(before_runs)
+    after, flaky_after = _stable(after_runs)
+    flaky = flaky_before | flaky_after
+    after = {t: s for t, s in after.items() if t not in flaky}
+    return judge(before, after, flaky, cap, provisional.id)

@@ -1,0 +1,82 @@
+"""`evalkit gather` on a repository with a known history (tests/shop_repo.py): exactly the expected
+tasks and rejection reasons; the tasks validate, the oracle resolves them and null does not; a
+repository with dependencies gets an image recipe that installs them."""
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import run_evalkit
+from shop_repo import EXPECTED_REJECTIONS, EXPECTED_TASK_SUBJECTS, FLAKY_TEST, build_shop_repo
+
+from evalkit.gather.environment import detect_environment, write_recipe
+from evalkit.sandbox.images import resolve_image
+from evalkit.tasks import load_suite
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def gathered(docker_engine, tmp_path_factory):
+    root = tmp_path_factory.mktemp("gather")
+    repo = build_shop_repo(root / "shop")
+    out = root / "suite"
+    # 8 runs before and after: a coin-flip test escapes detection with probability 2/2^8
+    result = run_evalkit("gather", repo, "--out", out, "--min-lines", "20", "--runs", "8")
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result, out
+
+
+def test_exactly_the_expected_tasks_and_rejections(gathered):
+    result, out = gathered
+    report = json.loads((out / "gather-report.json").read_text())
+    suite = load_suite(out)
+    assert not suite.errors
+    subjects = [t.metadata["original_message"].splitlines()[0] for t in suite.tasks]
+    assert sorted(subjects) == sorted(EXPECTED_TASK_SUBJECTS)
+    assert report["scanned_commits"] == 6 and len(report["accepted"]) == 2
+    rejected = {r["subject"]: (r["stage"], r["reason"]) for r in report["rejected"]}
+    assert rejected.keys() == EXPECTED_REJECTIONS.keys()
+    for subject, (stage, reason) in EXPECTED_REJECTIONS.items():
+        assert rejected[subject][0] == stage and rejected[subject][1].startswith(reason), subject
+    assert "4 commit(s) left out" in result.stdout
+
+
+def test_tasks_have_short_prompts_hidden_tests_and_no_flaky_test(gathered):
+    _, out = gathered
+    tasks = {t.metadata["original_message"].splitlines()[0]: t for t in load_suite(out).tasks}
+    discounts = tasks["Add discount codes to the cart (#12)"]
+    assert discounts.prompt.startswith("Add discount codes to the cart.") and "#12" not in discounts.prompt
+    assert "Signed-off-by" not in discounts.prompt and "tests" not in discounts.prompt.lower()
+    assert len(discounts.tests.fail_to_pass) == 4 and "tests/test_discounts.py" in discounts.test_patch
+    assert "tests/" not in discounts.patch and "shop/discounts.py" in discounts.patch
+    shipping = tasks["feat(shipping): estimate shipping by weight"]
+    assert shipping.prompt.startswith("Estimate shipping by weight.")
+    assert FLAKY_TEST not in shipping.tests.fail_to_pass and FLAKY_TEST in shipping.metadata["flaky_tests"]
+    assert all(t.source.base_commit and t.image == "python" for t in tasks.values())
+
+
+def test_gathered_tasks_validate_and_prove_themselves(gathered, tmp_path):
+    _, out = gathered
+    validated = run_evalkit("tasks", "validate", out, "--json")
+    assert validated.returncode == 0, validated.stderr[-2000:]
+    assert all(row["valid"] for row in json.loads(validated.stdout))
+    ran = run_evalkit("run", "--suite", out, "--model", "oracle", "--model", "null", "--run-id", "g", "--out", tmp_path)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    rows = [json.loads(line) for line in (tmp_path / "g" / "results.jsonl").read_text().splitlines()]
+    assert {(r["model"], r["resolved"]) for r in rows} == {("oracle", True), ("null", False)}
+
+
+def test_a_repository_with_dependencies_gets_a_recipe_that_installs_them(docker_engine, tmp_path):
+    files = {"requirements-test.txt": "tomli-w==1.0.0\n", "pyproject.toml": '[project]\nname = "x"\n'}
+    env = detect_environment(files.get, lambda path: path == "src")
+    image = write_recipe(env, "deps-demo", tmp_path / "suite")
+    recipe = (tmp_path / "suite" / "task" / image).resolve()
+    assert (recipe / "ca-bundle.crt").read_bytes() == Path("/etc/ssl/certs/ca-certificates.crt").read_bytes()
+    tag = resolve_image(docker_engine, str(recipe))
+    assert resolve_image(docker_engine, str(recipe)) == tag  # cached by content hash
+    output = docker_engine.containers.run(
+        tag, ["python3", "-c", "import tomli_w, pytest, sys; print(tomli_w.dumps({'a': 1}), sys.path[1])"],
+        remove=True, user="1000", network_disabled=True,
+    )  # fmt: skip
+    assert output.decode().split() == ["a", "=", "1", "/workspace/src"]

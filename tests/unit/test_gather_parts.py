@@ -1,0 +1,112 @@
+"""The pure parts of `evalkit gather`: prompts from commit messages, screening by size and
+shape, environment detection, and the before/after verdict."""
+
+import pytest
+
+from evalkit.gather.environment import detect_environment
+from evalkit.gather.history import Commit, SizeLimits, screen
+from evalkit.gather.prompts import prompt_from_message
+from evalkit.gather.validate import judge, test_files
+from evalkit.scoring.junit import TestStatus
+
+P, F, E = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR
+
+
+@pytest.mark.parametrize(
+    ("message", "prompt"),
+    [
+        (
+            "feat(ledger): add CSV import (#123)\n\nUsers can import transactions from a CSV file with columns date,\n"
+            "account, amount. Fixes #45.\n\nAdds tests for the importer.\n\nSigned-off-by: A <a@b.c>\n",
+            "Add CSV import. Users can import transactions from a CSV file with columns date, account, amount.",
+        ),
+        ("Fix crash in parser, see https://x.y/z and gh-77", "Fix crash in parser."),
+        ("Merge pull request #5 from x/y\n\nAdd retry to the client", "Add retry to the client."),
+        (
+            "Support dates\n\nAdd unit tests for dates.\nAccept ISO strings too.",
+            "Support dates. Accept ISO strings too.",
+        ),
+        ("Signed-off-by: A <a@b.c>", ""),
+    ],
+)
+def test_prompt_from_message(message, prompt):
+    assert prompt_from_message(message) == prompt
+
+
+def test_prompt_is_capped_at_a_word_boundary():
+    prompt = prompt_from_message("Add things\n\n" + "word " * 200, max_chars=60)
+    assert len(prompt) <= 60 and prompt.endswith("…") and "  " not in prompt
+
+
+def diff(path, added, removed=0):
+    body = "".join(f"-old{i}\n" for i in range(removed)) + "".join(f"+new{i}\n" for i in range(added))
+    return f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,{removed} +1,{added} @@\n{body}"
+
+
+COMMIT = Commit("c" * 40, "p" * 40, "2024-01-01", "Do it")
+
+
+@pytest.mark.parametrize(
+    ("patch", "test_patch", "reason"),
+    [
+        (diff("a.py", 50), "", "no test change"),
+        (diff("a.py", 50), diff("tests/conftest.py", 5), "the test part changes no test module"),
+        ("", diff("tests/test_a.py", 5), "tests only: no source change"),
+        (diff("a.py", 10), diff("tests/test_a.py", 5), "too small: 10 changed source lines < 40"),
+        (
+            diff("a.py", 900) + diff("b.py", 200),
+            diff("tests/test_a.py", 5),
+            "too large: 1100 changed source lines > 1000",
+        ),
+        (diff("a.py", 60), diff("a_test_data.bin", 1).replace("@@", "GIT binary patch\n@@"), "changes binary files"),
+    ],
+)
+def test_screen_says_why(patch, test_patch, reason):
+    assert screen(COMMIT, patch, test_patch, SizeLimits()) == reason
+
+
+def test_screen_counts_files_across_both_parts():
+    limits = SizeLimits(min_lines=10, min_files=3)
+    assert screen(COMMIT, diff("a.py", 20), diff("tests/test_a.py", 5), limits) == "too few files: 2 < 3"
+    candidate = screen(COMMIT, diff("a.py", 20) + diff("b.py", 1), diff("tests/test_a.py", 5), limits)
+    assert candidate.source_lines == 21 and candidate.files == 3
+
+
+def test_environment_reads_declared_dependencies_without_running_anything():
+    files = {
+        "pyproject.toml": '[project]\nname = "x"\ndependencies = ["attrs>=22"]\n'
+        '[project.optional-dependencies]\ntest = ["pytest>=7", "hypothesis"]\ndocs = ["sphinx"]\n',
+        "requirements-dev.txt": "# dev\n-r requirements.txt\nfreezegun==1.2  # time\n-e .\n",
+        "setup.py": "raise SystemExit('never run')",
+    }
+    env = detect_environment(files.get, lambda path: path == "src")
+    assert env.requirements == ["attrs>=22", "freezegun==1.2", "hypothesis"]
+    assert env.sources == ["pyproject.toml", "requirements-dev.txt"] and env.src_layout
+    assert env.pythonpath == "/workspace/src:/workspace"
+    bare = detect_environment({"setup.py": "setup()"}.get, lambda path: False)
+    assert bare.requirements == [] and "setup.py is not executed" in bare.notes[0]
+
+
+def test_verdict_lists_and_reasons():
+    before = {"t::new": E, "t::old": P, "t::gone_flaky": P}
+    after = {"t::new": P, "t::old": P, "t::broken": F}
+    verdict = judge(before, after, {"t::gone_flaky"}, cap=50, seed="x")
+    assert verdict.fail_to_pass == ["t::new"] and verdict.pass_to_pass == ["t::old"]
+    assert verdict.broken == ["t::broken"] and verdict.reason is None
+    assert "already pass" in judge({"t::a": P}, {"t::a": P}, set(), 50, "x").reason
+    assert "did not run" in judge({}, {}, set(), 50, "x").reason
+    many = {f"t::p{i}": P for i in range(100)}
+    capped = judge(many, {**many, "t::new": P}, set(), cap=10, seed="abc")
+    assert (
+        len(capped.pass_to_pass) == 10
+        and capped.pass_to_pass == judge(many, {**many, "t::new": P}, set(), 10, "abc").pass_to_pass
+    )
+
+
+def test_only_test_modules_left_in_the_tree_are_run():
+    patch = diff("tests/test_a.py", 3) + diff("tests/conftest.py", 2) + diff("tests/data.json", 1)
+    assert test_files(patch) == ["tests/test_a.py"]
+
+
+def test_component_prefixed_subjects_are_kept():
+    assert prompt_from_message("Parser: accept trailing commas") == "Parser: accept trailing commas."
