@@ -18,7 +18,7 @@ from rich.table import Table
 
 from evalkit.errors import EvalkitError
 from evalkit.gather.environment import HOST_CA_BUNDLE
-from evalkit.gather.gather import REPORT, GatherOptions, gather
+from evalkit.gather.gather import REPORT, GatherOptions, gather, open_repository
 from evalkit.gather.history import DEFAULT_TEST_GLOBS, SizeLimits
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
@@ -442,6 +442,7 @@ def gather_command(
 ) -> None:
     """Mine a repository's history for validated short-prompt, large-diff tasks."""
     config_path = config or DEFAULT_CONFIG
+    open_repository(repo)  # a bad path or an unreachable URL is one line, before any container starts
     rewriter_client = None
     if rewriter:
         spec = resolve_model(rewriter, models_table(load_config(config), config_path), config_path=config_path)

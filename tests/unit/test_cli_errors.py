@@ -53,3 +53,11 @@ def test_run_with_a_missing_trajectory_or_key_says_what_to_do(tmp_path, monkeypa
     result = evalkit("run", "--suite", suite, "--model", "gpt-x", "--api-key-env", "MISSING_KEY_VAR", "--out", tmp_path)
     assert result.returncode == 2 and "MISSING_KEY_VAR is not set" in result.stderr
     assert not (tmp_path / "runs").exists()
+
+
+def test_gather_from_an_unreachable_url_or_a_plain_folder_is_one_line(tmp_path):
+    result = evalkit("gather", "https://127.0.0.1:9/nope.git", "--out", tmp_path / "suite")
+    assert result.returncode == 2 and "cannot clone" in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    result = evalkit("gather", tmp_path, "--out", tmp_path / "suite")
+    assert result.returncode == 2 and "not a git repository" in result.stderr
