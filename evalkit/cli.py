@@ -44,6 +44,7 @@ from evalkit.scoring.predictions import (
     write_instance_report,
 )
 from evalkit.scoring.run_scores import SUMMARY, run_tasks, score_run
+from evalkit.stats.commands import export_command, import_command, stats_command
 from evalkit.tasks import Suite, Task, load_suite
 
 app = typer.Typer(
@@ -493,6 +494,52 @@ def gather_command(
             rejected.add_row(item.sha[:10], escape(item.subject[:50]), item.stage, escape(item.reason))
         console.print(rejected)
     console.print(f"suite: {out}; every decision in {out / REPORT}")
+
+
+# -- stats, import, export --------------------------------------------------------------------
+@app.command("stats")
+def stats(
+    suite: Annotated[Path, typer.Argument(help="Suite folder, or a SWE-bench-format file (jsonl/json/csv/parquet).")],
+    json_out: Annotated[
+        str | None, typer.Option("--json", help="Print the figures as JSON instead of the table (`--json` alone).")
+    ] = None,
+    reference: Annotated[
+        str | None, typer.Option(help="Compute SWE-bench figures now from this source (file or HF dataset name).")
+    ] = None,
+) -> None:
+    """The suite's prompt, change and test sizes side by side with SWE-bench's (sources shown)."""
+    code = stats_command(suite, json_out is not None, reference, console)
+    if code:
+        raise typer.Exit(code)
+
+
+@tasks_app.command("import")
+def tasks_import(
+    kind: Annotated[str, typer.Argument(help="Only `swebench`.")],
+    source: Annotated[
+        str, typer.Argument(help="A Hugging Face dataset name[:split], or a JSON/JSONL/CSV/Parquet file.")
+    ],
+    out: Annotated[Path, typer.Option(help="Suite folder to write.")],
+    repo_dir: Annotated[Path | None, typer.Option(help="Folder of local clones (owner__name or name).")] = None,
+) -> None:
+    """Import SWE-bench-format rows as an evalkit suite."""
+    if kind != "swebench":
+        raise EvalkitError(f"tasks import {kind}: only `swebench` is supported")
+    code = import_command(source, out, repo_dir, console, err_console)
+    if code:
+        raise typer.Exit(code)
+
+
+@tasks_app.command("export")
+def tasks_export(
+    suite: Annotated[Path, typer.Argument(help="Suite folder or .jsonl file.")],
+    format: Annotated[str, typer.Option("--format", help="Only `swebench`.")] = "swebench",
+    out: Annotated[Path | None, typer.Option(help="File to write (.jsonl or .json); default stdout (JSONL).")] = None,
+) -> None:
+    """Export a suite as SWE-bench rows (the 12 dataset columns), for SWE-bench tooling."""
+    code = export_command(suite, format, out, console, err_console)
+    if code:
+        raise typer.Exit(code)
 
 
 # -- sandbox ---------------------------------------------------------------------------------
