@@ -4,6 +4,7 @@ and filtered by size, with the reason recorded for every commit left out."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 from evalkit.errors import EvalkitError
 from evalkit.scoring.patches import changed_lines, changed_paths
 
+_BINARY = re.compile(r"^(GIT binary patch|Binary files .* differ)$", re.M)  # diff structure, not content
 DEFAULT_TEST_GLOBS = (
     "tests/**",
     "test/**",
@@ -100,7 +102,7 @@ def _adds_tests(test_patch: str) -> bool:
 
 def screen(commit: Commit, patch: str, test_patch: str, limits: SizeLimits) -> Candidate | str:
     """A candidate, or the reason this commit cannot be one (pure)."""
-    if "GIT binary patch" in patch or "GIT binary patch" in test_patch:
+    if _BINARY.search(patch) or _BINARY.search(test_patch):
         return "changes binary files"
     if not test_patch.strip():
         return "no test change"

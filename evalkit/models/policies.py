@@ -8,6 +8,7 @@ turn. `oracle` applies the task's reference change through the agent's own tools
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,7 +87,7 @@ def oracle_plan(patch: str) -> list[list[ToolCall]] | None:
     """One assistant turn per changed file: `write_file` for new files, one `edit` per hunk for
     changed ones, `bash rm` for deleted ones. None when the patch needs more than these tools can
     express exactly (binary files, renames, missing final newlines): the oracle then uses git apply."""
-    if "\\ No newline at end of file" in patch or "GIT binary patch" in patch:
+    if re.search(r"^(\\ No newline at end of file|GIT binary patch|Binary files .* differ)$", patch, re.M):
         return None
     try:
         files = PatchSet(patch)

@@ -110,3 +110,8 @@ def test_only_test_modules_left_in_the_tree_are_run():
 
 def test_component_prefixed_subjects_are_kept():
     assert prompt_from_message("Parser: accept trailing commas") == "Parser: accept trailing commas."
+
+
+def test_code_that_mentions_binary_patches_is_not_a_binary_change():
+    patch = diff("a.py", 45) + diff("b.py", 1).replace("+new0", '+MARK = "GIT binary patch"')
+    assert not isinstance(screen(COMMIT, patch, diff("tests/test_a.py", 3), SizeLimits()), str)
