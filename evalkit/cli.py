@@ -438,6 +438,9 @@ def gather_command(
     rewriter: Annotated[str | None, typer.Option(help="Model that rewrites prompts (any --model name).")] = None,
     runs: Annotated[int, typer.Option(min=1, help="Test runs before and after, to drop flaky tests.")] = 3,
     max_pass_to_pass: Annotated[int, typer.Option(min=0, help="PASS_TO_PASS tests kept per task (sampled).")] = 50,
+    neighbour_modules: Annotated[
+        int, typer.Option(min=0, help="Existing test modules beside the touched ones, run for PASS_TO_PASS.")
+    ] = 5,
     ca_bundle: Annotated[Path, typer.Option(help="CA bundle image builds use to reach PyPI.")] = HOST_CA_BUNDLE,
     config: Annotated[Path | None, typer.Option(help="Model config for --rewriter (default ./evalkit.toml).")] = None,
 ) -> None:
@@ -459,6 +462,7 @@ def gather_command(
         max_prompt_chars=max_prompt_chars,
         runs=runs,
         max_pass_to_pass=max_pass_to_pass,
+        neighbour_modules=neighbour_modules,
         ca_bundle=ca_bundle,
         rewriter=rewriter_client,
     )

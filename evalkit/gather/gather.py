@@ -27,7 +27,7 @@ from evalkit.gather.history import (
     split_commit,
 )
 from evalkit.gather.prompts import prompt_from_message, rewrite_prompt
-from evalkit.gather.validate import validate_candidate
+from evalkit.gather.validate import test_files, validate_candidate
 from evalkit.models.client import ChatClient
 from evalkit.sandbox.backend import SandboxBackend
 from evalkit.scoring.predictions import write_atomic
@@ -47,6 +47,7 @@ class GatherOptions:
     max_prompt_chars: int = 400
     runs: int = 3
     max_pass_to_pass: int = 50
+    neighbour_modules: int = 5  # existing test modules beside the touched ones, run for PASS_TO_PASS
     ca_bundle: Path = HOST_CA_BUNDLE
     rewriter: ChatClient | None = None
 
@@ -100,6 +101,22 @@ def _reader(repo: Path, commit: str) -> tuple[Callable[[str], str | None], Calla
         return result.stdout.strip() == "tree"
 
     return read, has_folder
+
+
+def neighbour_modules(repo: Path, commit: str, touched: list[str], limit: int) -> list[str]:
+    """Up to `limit` test modules already in the tree at `commit`, from the folders of the
+    touched ones (nearest first: same folder, sorted by name)."""
+    if limit <= 0 or not touched:
+        return []
+    folders = {str(Path(p).parent) for p in touched}
+    listed = subprocess.run(["git", "ls-tree", "-r", "--name-only", commit], cwd=repo, capture_output=True, text=True)
+    found = []
+    for path in sorted(listed.stdout.splitlines()):
+        name = Path(path).name
+        is_module = name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+        if is_module and str(Path(path).parent) in folders and path not in touched:
+            found.append(path)
+    return found[:limit]
 
 
 def _prompt(candidate: Candidate, options: GatherOptions) -> tuple[str, dict[str, str]]:
@@ -159,7 +176,8 @@ def gather(
             patch=patch,
             test_patch=test_patch,
         )
-        verdict = validate_candidate(provisional, backend, options.runs, options.max_pass_to_pass)
+        neighbours = neighbour_modules(local, commit.parent, test_files(test_patch), options.neighbour_modules)
+        verdict = validate_candidate(provisional, backend, options.runs, options.max_pass_to_pass, neighbours)
         if verdict.reason:
             report.rejected.append(Rejection(commit.sha, subject, "validation", verdict.reason))
             continue

@@ -74,11 +74,15 @@ def judge(before: dict[str, TestStatus], after: dict[str, TestStatus], flaky: se
     return verdict
 
 
-def validate_candidate(provisional: Task, backend: SandboxBackend, runs: int, cap: int) -> Verdict:
-    """Run the candidate's tests before and after `runs` times each and judge them."""
-    files = test_files(provisional.test_patch)
-    if not files:
+def validate_candidate(
+    provisional: Task, backend: SandboxBackend, runs: int, cap: int, neighbours: list[str] = ()
+) -> Verdict:
+    """Run the candidate's tests before and after `runs` times each and judge them. `neighbours`:
+    existing test modules run as well, for PASS_TO_PASS tests that guard what the change must keep."""
+    touched = test_files(provisional.test_patch)
+    if not touched:
         return Verdict(reason="the test part leaves no test module to run")
+    files = touched + [m for m in neighbours if m not in touched]
     probe = provisional.model_copy(update={"tests": TestSpec(command=provisional.tests.command, fail_to_pass=files)})
     before_runs = [evaluate_patch(probe, "", backend) for _ in range(runs)]
     after_runs = [evaluate_patch(probe, provisional.patch, backend) for _ in range(runs)]

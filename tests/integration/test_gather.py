@@ -49,6 +49,7 @@ def test_tasks_have_short_prompts_hidden_tests_and_no_flaky_test(gathered):
     assert discounts.prompt.startswith("Add discount codes to the cart.") and "#12" not in discounts.prompt
     assert "Signed-off-by" not in discounts.prompt and "tests" not in discounts.prompt.lower()
     assert len(discounts.tests.fail_to_pass) == 4 and "tests/test_discounts.py" in discounts.test_patch
+    assert "tests/test_cart.py::test_total" in discounts.tests.pass_to_pass  # a neighbouring module guards the cart
     assert "tests/" not in discounts.patch and "shop/discounts.py" in discounts.patch
     shipping = tasks["feat(shipping): estimate shipping by weight"]
     assert shipping.prompt.startswith("Estimate shipping by weight.")
