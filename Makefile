@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 EVALKIT := $(VENV)/bin/evalkit
 
-.PHONY: setup venv engine base-image demo validate test test-unit lint bench clean
+.PHONY: setup venv engine base-image browser demo validate test test-unit lint bench clean
 
 setup: venv engine base-image
 
@@ -21,13 +21,19 @@ engine: venv
 base-image: engine
 	@$(EVALKIT) sandbox build-base
 
+browser:
+	@bash scripts/ensure-browser.sh
+
+DEMO_RUN ?= demo-$(shell date +%Y%m%d-%H%M%S)
+
 demo: setup
-	$(EVALKIT) run --suite tasks/demo --model oracle --model null
+	$(EVALKIT) run --suite tasks/demo --model oracle --model null --run-id $(DEMO_RUN)
+	$(EVALKIT) report reports/runs/$(DEMO_RUN) --out reports/leaderboard
 
 validate: setup
 	$(EVALKIT) tasks validate tasks/demo
 
-test: setup
+test: setup browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest
 
@@ -40,6 +46,7 @@ lint: venv
 bench: setup
 	$(VENV)/bin/python benchmarks/sandbox_exec.py
 	$(VENV)/bin/python benchmarks/run_overhead.py
+	$(VENV)/bin/python benchmarks/report_size.py
 
 clean:
 	-$(EVALKIT) sandbox prune
