@@ -24,6 +24,7 @@ from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
 from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
 from evalkit.models.server import ModelServer
+from evalkit.report.compare import compare_command
 from evalkit.runner import fan_out
 from evalkit.runs.display import RunDisplay, summary_table
 from evalkit.runs.orchestrate import LimitOverrides, execute, open_run, plan_attempts
@@ -295,6 +296,9 @@ def run(
     wall_time: Annotated[float | None, typer.Option(help="Override every task's seconds per attempt.")] = None,
     command_timeout: Annotated[float | None, typer.Option(help="Override every task's seconds per command.")] = None,
     judge: Annotated[str | None, typer.Option(help="Reviewer model grading each diff (recorded apart).")] = None,
+    baseline: Annotated[
+        Path | None, typer.Option(help="A baseline run folder: compare with it at the end and exit 1 on a regression.")
+    ] = None,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
     loaded = _load(suite)
@@ -347,6 +351,10 @@ def run(
     finally:
         backend.close()
     _score_and_show(store, {t.id: t for t in loaded.tasks}, settings, judge_client, f"run {run_id} on {loaded.name}")
+    if baseline is not None:
+        code = compare_command(baseline, store.dir, 0.02, 0.05, None, None, None, None, console)
+        if code:
+            raise typer.Exit(code)
 
 
 def _judge_client(name: str | None, models_config: dict, config_path: Path) -> ChatClient | None:
@@ -542,6 +550,35 @@ def tasks_export(
 ) -> None:
     """Export a suite as SWE-bench rows (the 12 dataset columns), for SWE-bench tooling."""
     code = export_command(suite, format, out, console, err_console)
+    if code:
+        raise typer.Exit(code)
+
+
+# -- compare -----------------------------------------------------------------------------------
+@app.command("compare")
+def compare(
+    base: Annotated[Path, typer.Argument(help="The reference run folder (reports/runs/<run_id>).")],
+    new: Annotated[Path, typer.Argument(help="The run to check against it.")],
+    max_drop: Annotated[float, typer.Option(help="Smallest drop (0–1 scale) that counts as a regression.")] = 0.02,
+    alpha: Annotated[
+        float, typer.Option(help="Significance level of the one-sided tests; intervals are 1 − alpha.")
+    ] = 0.05,
+    markdown: Annotated[
+        Path | None, typer.Option(help="Write a markdown summary (CI job summary, PR comment).")
+    ] = None,
+    junit: Annotated[
+        Path | None, typer.Option(help="Write JUnit XML: one case per task, one per deciding axis.")
+    ] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Write the comparison as JSON (`--json` alone: print it).")
+    ] = None,
+    base_model: Annotated[str | None, typer.Option(help="The base run's model, when it has several.")] = None,
+    new_model: Annotated[str | None, typer.Option(help="The new run's model, when it has several.")] = None,
+) -> None:
+    """Compare two runs of one suite, paired by task and sample: exit 1 on a significant regression."""
+    code = compare_command(
+        base, new, max_drop, alpha, markdown, junit, base_model, new_model, console, json_out=json_out
+    )
     if code:
         raise typer.Exit(code)
 

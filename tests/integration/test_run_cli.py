@@ -123,3 +123,32 @@ def test_one_run_id_cannot_mix_suites(toy_suite_dir, demo_run, tmp_path):
                          "--out", run_dir.parent)  # fmt: skip
     assert result.returncode == 2 and "use another --run-id" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_compare_flags_a_planted_regression_and_stays_quiet_on_a_rerun(demo_run, tmp_path):
+    _, run_dir = demo_run
+    worse = run_evalkit("compare", run_dir, run_dir, "--base-model", "oracle", "--new-model", "null",
+                        "--markdown", tmp_path / "c.md", "--junit", tmp_path / "c.xml")  # fmt: skip
+    assert worse.returncode == 1, worse.stderr[-2000:]
+    assert (tmp_path / "c.md").read_text().startswith("## REGRESSION in resolved")
+    assert (tmp_path / "c.xml").read_text().count("<failure") >= 8  # every task flipped
+    same = run_evalkit("compare", run_dir, run_dir, "--base-model", "oracle", "--new-model", "oracle")
+    assert same.returncode == 0, same.stdout[-2000:]
+
+
+def test_run_with_a_baseline_exits_with_the_comparison(toy_suite_dir, demo_run, tmp_path):
+    five = ("--samples", "5")  # one task: five paired samples make a flip significant (McNemar p = 1/32)
+    base = run_evalkit(
+        "run", "--suite", toy_suite_dir, "--model", "oracle", "--run-id", "base", "--out", tmp_path, *five
+    )
+    assert base.returncode == 0, base.stderr[-2000:]
+    again = run_evalkit("run", "--suite", toy_suite_dir, "--model", "oracle", "--run-id", "again", "--out", tmp_path,
+                        "--baseline", tmp_path / "base", *five)  # fmt: skip
+    assert again.returncode == 0, again.stdout[-2000:]
+    worse = run_evalkit("run", "--suite", toy_suite_dir, "--model", "null", "--run-id", "worse", "--out", tmp_path,
+                        "--baseline", tmp_path / "base", *five)  # fmt: skip
+    assert worse.returncode == 1 and "REGRESSION" in worse.stdout
+    _, demo_dir = demo_run
+    mixed = run_evalkit("compare", demo_dir, tmp_path / "base", "--base-model", "oracle")
+    assert mixed.returncode == 2 and "Traceback" not in mixed.stderr
+    assert len(mixed.stderr.strip().splitlines()) == 1
