@@ -25,6 +25,7 @@ from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, model
 from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
 from evalkit.models.server import ModelServer
 from evalkit.report.compare import compare_command
+from evalkit.report.html import merge_published, published_from_config, read_published, write_leaderboard
 from evalkit.runner import fan_out
 from evalkit.runs.display import RunDisplay, summary_table
 from evalkit.runs.orchestrate import LimitOverrides, execute, open_run, plan_attempts
@@ -581,6 +582,35 @@ def compare(
     )
     if code:
         raise typer.Exit(code)
+
+
+# -- report ------------------------------------------------------------------------------------
+@app.command("report")
+def report(
+    run_dirs: Annotated[
+        list[Path] | None, typer.Argument(help="Run folders (default: every folder under reports/runs).")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Folder for index.html and the data files.")] = Path("reports/leaderboard"),
+    published: Annotated[Path | None, typer.Option(help="CSV model,benchmark,score of published scores (0–1).")] = None,
+    config: Annotated[Path | None, typer.Option(help='evalkit.toml with [published."MODEL"] tables.')] = None,
+) -> None:
+    """Write the self-contained HTML leaderboard of finished runs (opens from disk)."""
+    scores = published_from_config(load_config(config), config or DEFAULT_CONFIG)
+    if published is not None:
+        scores = merge_published(scores, read_published(published))
+    if run_dirs:
+        page = write_leaderboard(run_dirs, out, scores)
+    else:
+        root = Path("reports/runs")
+        found = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+        if not found:
+            raise EvalkitError("no run folder given and none under reports/runs; run `evalkit run` first")
+
+        def skipped(message: str) -> None:
+            err_console.print(f"[yellow]skipped[/] {escape(message)}", highlight=False, soft_wrap=True)
+
+        page = write_leaderboard(found, out, scores, on_skip=skipped)
+    console.print(f"leaderboard: {escape(str(page))} (data: leaderboard.json, leaderboard.csv, attempts.csv)")
 
 
 # -- sandbox ---------------------------------------------------------------------------------
