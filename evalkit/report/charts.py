@@ -1,0 +1,318 @@
+"""The leaderboard's figures: the Pareto frontier, each model's row, each suite's board and matrix.
+
+Pure computation over loaded runs (`runs_data`); nothing here reads a template or writes a file.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from evalkit.errors import EvalkitError
+from evalkit.report.runs_data import BENCHMARK_LABELS, AttemptRef, LoadedRun, Published, attempt_status
+from evalkit.scoring.run_scores import SUMMARY, results_frame, summarize
+from evalkit.stats.reference import shipped_reference
+from evalkit.stats.suite_stats import MEASURES, task_figures
+from evalkit.stats.suite_stats import summarize as summarize_figures
+from evalkit.tasks import load_suite
+
+AXES = ("quality", "efficiency", "interaction", "composite", "judge")
+ATTEMPT_COLUMNS = ("n", "task", "model", "sample", "status", "run")  # the compact rows of `attempts` in the page
+
+
+# -- the Pareto frontier --------------------------------------------------------------------------
+def pareto_frontier(points: Sequence[tuple[float, float]]) -> list[int]:
+    """Indices of the (cost, resolved) points no other point dominates, by increasing cost.
+
+    A point is dominated when another costs no more and resolves no less, and is strictly better
+    in one of the two: what is left is the cheapest way to reach each resolved rate. Equal points
+    do not dominate each other, so both stay."""
+
+    def dominated(cost: float, resolved: float) -> bool:
+        return any(c <= cost and r >= resolved and (c < cost or r > resolved) for c, r in points)
+
+    return sorted((i for i, (c, r) in enumerate(points) if not dominated(c, r)), key=lambda i: (points[i][0], i))
+
+
+# -- what the page shows --------------------------------------------------------------------------
+class Interval(BaseModel):
+    mean: float | None
+    ci95: list[float] | None
+
+
+class RunInfo(BaseModel):
+    run_id: str
+    path: str
+    suite: str
+    suite_path: str
+    models: list[str]
+    samples: int
+    attempts: int
+    created_at: str
+    updated_at: str
+    scored_at: str | None
+    weights: dict[str, float] | None
+
+
+class ModelRow(BaseModel):
+    """One leaderboard row: a model's figures in one run. A model tried in several runs of a suite
+    (a baseline and a new run) gets a row per run, labelled with the run, never a pooled one."""
+
+    model: str
+    label: str  # the model, or "model (run_id)" when the model recurs in another run of the suite
+    api_model: str | None
+    run_id: str
+    attempts: int
+    tasks: int
+    samples: int
+    resolved: int
+    errors: int
+    resolved_rate: Interval
+    pass_at_k: dict[str, float]
+    best_of_k: dict[str, float]
+    axes: dict[str, Interval | None]
+    median_tokens: float | None
+    cost_usd: float | None
+    cost_per_attempt: float | None
+    cost_per_task: float | None
+    cost_per_resolved: float | None
+    stop_reasons: dict[str, int]
+    published: dict[str, float]
+    pareto: bool = False
+    source: str  # "summary.json", or "recomputed" from scores.jsonl when the summary lacks the model
+
+
+class SuiteStats(BaseModel):
+    name: str
+    path: str
+    tasks: int
+    skipped: list[str]
+    figures: dict[str, dict[str, Any]]
+
+
+class SuiteBoard(BaseModel):
+    name: str
+    path: str
+    runs: list[str]
+    weights: list[dict[str, float]]  # the composite weights the runs were scored with (one entry if all agree)
+    models: list[ModelRow]  # by resolved rate, best first
+    frontier: list[str]  # labels of the rows on the Pareto frontier, by increasing cost
+    tasks: list[str]
+    attempts: list[list[Any]]  # ATTEMPT_COLUMNS: n, task index, row index in `models`, sample, r/f/e, run index
+    stats: SuiteStats | None
+    stats_note: str | None
+
+
+class Leaderboard(BaseModel):
+    """Everything the page shows except each attempt's detail (that is in attempts/<n>.js)."""
+
+    generated_at: str
+    evalkit_version: str
+    attempt_columns: list[str]
+    benchmarks: dict[str, str]  # published benchmark key → label
+    runs: list[RunInfo]
+    suites: list[SuiteBoard]
+    measures: dict[str, str]
+    reference: dict[str, Any]
+
+
+# -- figures --------------------------------------------------------------------------------------
+def _interval(value: dict | None) -> Interval | None:
+    if not value:
+        return None
+    return Interval(mean=value.get("mean"), ci95=value.get("ci95"))
+
+
+def _model_entry(model: str, run: LoadedRun) -> tuple[dict | None, str]:
+    """The model's entry of the run's summary.json, or the same `summarize` over its scores when
+    the summary is missing (a run scored by hand) or lacks the model."""
+    for entry in (run.summary or {}).get("models", []):
+        if entry.get("model") == model:
+            return entry, SUMMARY
+    frame = results_frame([r for r in run.records if r.model == model], list(run.scores.values()))
+    entries = summarize(frame, "model") if not frame.empty else []
+    return (entries[0] if entries else None), "recomputed"
+
+
+def _model_row(model: str, label: str, run: LoadedRun, published: Published) -> ModelRow:
+    entry, source = _model_entry(model, run)
+    entry = entry or {}
+    records = [r for r in run.records if r.model == model]
+    api_model = (run.manifest.models.get(model) or {}).get("model")
+    attempts = entry.get("attempts", len(records))
+    cost = entry.get("cost_usd")
+    return ModelRow(
+        model=model,
+        label=label,
+        api_model=api_model if api_model != model else None,
+        run_id=run.manifest.run_id,
+        attempts=attempts,
+        tasks=entry.get("tasks", len({r.task_id for r in records})),
+        samples=entry.get("samples", 0),
+        resolved=entry.get("resolved", sum(r.resolved for r in records)),
+        errors=entry.get("errors", 0),
+        resolved_rate=_interval(entry.get("resolved_rate")) or Interval(mean=None, ci95=None),
+        pass_at_k=entry.get("pass_at_k", {}),
+        best_of_k=entry.get("best_of_k", {}),
+        axes={axis: _interval(entry.get("axes", {}).get(axis)) for axis in AXES},
+        median_tokens=entry.get("median_tokens"),
+        cost_usd=cost,
+        cost_per_attempt=None if cost is None or not attempts else round(cost / attempts, 6),
+        cost_per_task=entry.get("cost_per_task"),
+        cost_per_resolved=entry.get("cost_per_resolved"),
+        stop_reasons=entry.get("stop_reasons", {}),
+        published={**published.get(api_model or "", {}), **published.get(model, {})},
+        source=source,
+    )
+
+
+def _suite_stats(path: str) -> tuple[SuiteStats | None, dict[str, str], str | None]:
+    """The suite's figures (as `evalkit stats` computes them) and prompts, or why there are none."""
+    where = Path(path)
+    if not where.exists():
+        return None, {}, f"suite {path} not found from {Path.cwd()}: its statistics are left out"
+    try:
+        suite = load_suite(where)
+        per_task = []
+        skipped = [str(error) for error in suite.errors]
+        for task in suite.tasks:
+            try:
+                per_task.append(task_figures(task))
+            except EvalkitError as exc:
+                skipped.append(str(exc))
+    except EvalkitError as exc:
+        return None, {}, f"suite statistics left out: {exc}"
+    stats = SuiteStats(
+        name=suite.name,
+        path=path,
+        tasks=len(per_task),
+        skipped=skipped,
+        figures={k: dict(v) for k, v in summarize_figures(per_task).items()},
+    )
+    return stats, {t.id: t.prompt for t in suite.tasks}, None
+
+
+def _weights(runs: Iterable[LoadedRun]) -> list[dict[str, float]]:
+    found: list[dict[str, float]] = []
+    for run in runs:
+        weights = (run.summary or {}).get("weights") or next((s.weights for s in run.scores.values()), None)
+        if weights and weights not in found:
+            found.append(weights)
+    return found
+
+
+def _rank(rows: list[ModelRow]) -> list[ModelRow]:
+    """Best resolved rate first, then best composite; the priced rows no other beats on both cost
+    and resolved rate are marked as the Pareto frontier."""
+    rows = sorted(
+        rows,
+        key=lambda row: (
+            -(row.resolved_rate.mean or 0),
+            -((row.axes["composite"] or Interval(mean=0, ci95=None)).mean or 0),
+            row.label,
+        ),
+    )
+    priced = [row for row in rows if row.cost_per_attempt is not None and row.resolved_rate.mean is not None]
+    for i in pareto_frontier([(r.cost_per_attempt or 0.0, r.resolved_rate.mean or 0.0) for r in priced]):
+        priced[i].pareto = True
+    return rows
+
+
+def _suite_board(
+    name: str, path: str, suite_runs: list[LoadedRun], run_index: dict[str, int], published: Published, first: int
+) -> tuple[SuiteBoard, list[AttemptRef], dict[str, str]]:
+    """One suite's leaderboard and matrix; its attempts numbered from `first`; its tasks' prompts."""
+    pairs = [(run, model) for run in suite_runs for model in dict.fromkeys(r.model for r in run.records)]
+    names = [model for _, model in pairs]
+    rows = _rank(
+        [
+            _model_row(model, model if names.count(model) == 1 else f"{model} ({run.manifest.run_id})", run, published)
+            for run, model in pairs
+        ]
+    )
+    row_index = {(row.run_id, row.model): i for i, row in enumerate(rows)}
+    tasks = sorted(
+        {t for run in suite_runs for t in run.manifest.tasks} | {r.task_id for run in suite_runs for r in run.records}
+    )
+    task_index = {t: i for i, t in enumerate(tasks)}
+    refs, attempts = [], []
+    for run in suite_runs:
+        for record in run.records:
+            n = first + len(refs)
+            refs.append(AttemptRef(n, run, record, name))
+            row_at = row_index[(run.manifest.run_id, record.model)]
+            row = [n, task_index[record.task_id], row_at, record.sample, attempt_status(record)]
+            attempts.append([*row, run_index[run.manifest.run_id]])
+    stats, prompts, note = _suite_stats(path)
+    board = SuiteBoard(
+        name=name,
+        path=path,
+        runs=[run.manifest.run_id for run in suite_runs],
+        weights=_weights(suite_runs),
+        models=rows,
+        frontier=[row.label for row in sorted((r for r in rows if r.pareto), key=lambda r: r.cost_per_attempt or 0)],
+        tasks=tasks,
+        attempts=attempts,
+        stats=stats,
+        stats_note=note,
+    )
+    return board, refs, prompts
+
+
+def build_leaderboard(
+    runs: Sequence[LoadedRun], published: Published | None = None
+) -> tuple[Leaderboard, list[AttemptRef], dict[str, dict[str, str]]]:
+    """The page's data; every attempt, numbered as its `attempts/<n>.js` file; each suite's prompts
+    (for attempts whose trajectory is missing)."""
+    published = published or {}
+    by_suite: dict[tuple[str, str], list[LoadedRun]] = {}
+    for run in runs:
+        by_suite.setdefault((run.manifest.suite, run.manifest.suite_path), []).append(run)
+    names = [name for name, _ in by_suite]
+    run_index = {run.manifest.run_id: i for i, run in enumerate(runs)}
+    suites, refs, prompts = [], [], {}
+    for (name, path), suite_runs in by_suite.items():
+        label = name if names.count(name) == 1 else f"{name} ({path})"  # two suites of one name
+        suite, suite_refs, prompts[label] = _suite_board(label, path, suite_runs, run_index, published, len(refs))
+        suites.append(suite)
+        refs.extend(suite_refs)
+    board = Leaderboard(
+        generated_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        evalkit_version=_version(),
+        attempt_columns=list(ATTEMPT_COLUMNS),
+        benchmarks={b: BENCHMARK_LABELS.get(b, b) for b in sorted({b for s in published.values() for b in s})},
+        runs=[_run_info(run) for run in runs],
+        suites=suites,
+        measures=MEASURES,
+        reference=shipped_reference(),
+    )
+    return board, refs, prompts
+
+
+def _run_info(run: LoadedRun) -> RunInfo:
+    summary = run.summary or {}
+    return RunInfo(
+        run_id=run.manifest.run_id,
+        path=str(run.dir),
+        suite=run.manifest.suite,
+        suite_path=run.manifest.suite_path,
+        models=list(run.manifest.models),
+        samples=run.manifest.samples,
+        attempts=len(run.records),
+        created_at=run.manifest.created_at,
+        updated_at=run.manifest.updated_at,
+        scored_at=summary.get("scored_at"),
+        weights=summary.get("weights"),
+    )
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("evalkit")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
