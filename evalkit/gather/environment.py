@@ -39,6 +39,7 @@ REQUIREMENT_FILES = (
 )
 TEST_EXTRAS = ("test", "tests", "testing", "dev")
 ALREADY_THERE = {"pytest"}  # in the base image
+INSTALL_PROJECT = "python -m pip install --quiet --no-deps --no-build-isolation --no-index -e ."
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 DOCKERFILE = """\
@@ -49,9 +50,12 @@ USER root
 COPY . /opt/evalkit-env/
 RUN python3 -m venv --system-site-packages --without-pip /opt/venv \\
  && /opt/venv/bin/python /opt/evalkit-env/{pip_wheel}/pip install --no-cache-dir --disable-pip-version-check \\
-      --cert /opt/evalkit-env/ca-bundle.crt -r /opt/evalkit-env/requirements.txt \\
- && rm -rf /opt/evalkit-env
-ENV PATH=/opt/venv/bin:$PATH PYTHONPATH={pythonpath} PYTHONDONTWRITEBYTECODE=1
+      --cert /opt/evalkit-env/ca-bundle.crt /opt/evalkit-env/{pip_wheel} -r /opt/evalkit-env/requirements.txt \\
+ && rm -rf /opt/evalkit-env && chown -R 1000:1000 /opt/venv
+# The test command installs the project itself (editable, offline, as the sandbox user): metadata
+# only, the code stays in /workspace. setuptools-scm has no git history there, hence a version.
+ENV PATH=/opt/venv/bin:$PATH PYTHONPATH={pythonpath} PYTHONDONTWRITEBYTECODE=1 \\
+    SETUPTOOLS_SCM_PRETEND_VERSION=0.0.0 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /workspace
 """
 
@@ -62,10 +66,21 @@ class Environment:
     sources: list[str] = field(default_factory=list)  # files they came from
     src_layout: bool = False
     notes: list[str] = field(default_factory=list)
+    installable: bool = False  # a pyproject with a build system, or setup.py / setup.cfg
+    build_requires: list[str] = field(default_factory=list)
 
     @property
     def pythonpath(self) -> str:
         return "/workspace/src:/workspace" if self.src_layout else "/workspace"
+
+    @property
+    def test_command(self) -> str:
+        """pytest, after an offline editable install of the project when it is installable: its
+        metadata (importlib.metadata.version, entry points) then exists, and the code is still
+        imported from /workspace."""
+        if not self.installable:
+            return "python -m pytest"
+        return f"{INSTALL_PROJECT} >/dev/null 2>&1; python -m pytest"
 
 
 def _requirement_lines(text: str) -> list[str]:
@@ -122,12 +137,23 @@ def detect_environment(read: Callable[[str], str | None], has_folder: Callable[[
     notes = []
     if read("setup.py") and not sources:
         notes.append("setup.py is not executed: its install_requires are not read")
+    pyproject = read("pyproject.toml")
+    build: list[str] = []
+    if pyproject:
+        try:
+            build = list(tomllib.loads(pyproject).get("build-system", {}).get("requires", []))
+        except tomllib.TOMLDecodeError:
+            build = []
+    installable = bool(build) or bool(read("setup.py")) or bool(read("setup.cfg"))
+    if installable and not build:
+        build = ["setuptools>=61", "wheel"]
+    requirements += build
     unique: dict[str, str] = {}
     for requirement in requirements:
         match = _NAME.match(requirement)
         if match and match.group(1).lower().replace("_", "-") not in ALREADY_THERE:
             unique.setdefault(match.group(1).lower().replace("_", "-"), requirement)
-    return Environment(sorted(unique.values()), sources, has_folder("src"), notes)
+    return Environment(sorted(unique.values()), sources, has_folder("src"), notes, installable, build)
 
 
 def _pip_wheel(dest: Path) -> str:
@@ -159,7 +185,7 @@ def _pip_wheel(dest: Path) -> str:
 def write_recipe(env: Environment, repo_name: str, suite_dir: Path, ca_bundle: Path = HOST_CA_BUNDLE) -> str:
     """Write the recipe folder and return the task `image` value (relative to a task folder);
     'python' when the stock recipe is enough."""
-    if not env.requirements and not env.src_layout:
+    if not env.requirements and not env.src_layout and not env.installable:
         return "python"
     if not ca_bundle.is_file():
         raise EvalkitError(f"--ca-bundle {ca_bundle}: no such file; image builds need it to reach PyPI")

@@ -172,7 +172,7 @@ def gather(
             repo=name,
             image=str((out / task_id / image).resolve()) if image != "python" else image,  # as load_suite will
             source=TaskSource(git=source, base_commit=commit.parent),
-            tests=TestSpec(fail_to_pass=["placeholder"]),
+            tests=TestSpec(command=env.test_command, fail_to_pass=["placeholder"]),
             patch=patch,
             test_patch=test_patch,
         )
@@ -195,7 +195,9 @@ def gather(
                 update={
                     "image": image,
                     "tags": ["gathered"],
-                    "tests": TestSpec(fail_to_pass=verdict.fail_to_pass, pass_to_pass=verdict.pass_to_pass),
+                    "tests": TestSpec(
+                        command=env.test_command, fail_to_pass=verdict.fail_to_pass, pass_to_pass=verdict.pass_to_pass
+                    ),
                     "metadata": metadata,
                 }
             )

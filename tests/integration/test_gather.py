@@ -81,3 +81,23 @@ def test_a_repository_with_dependencies_gets_a_recipe_that_installs_them(docker_
         remove=True, user="1000", network_disabled=True,
     )  # fmt: skip
     assert output.decode().split() == ["a", "=", "1", "/workspace/src"]
+
+
+def test_an_installable_project_gets_its_metadata_at_test_time(docker_engine, tmp_path):
+    pyproject = (
+        '[build-system]\nrequires = ["setuptools>=61", "setuptools-scm>=8"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "demo-pkg"\ndynamic = ["version"]\n[tool.setuptools_scm]\n'
+    )
+    env = detect_environment({"pyproject.toml": pyproject}.get, lambda path: False)
+    recipe = (tmp_path / "suite" / "task" / write_recipe(env, "installable", tmp_path / "suite")).resolve()
+    tag = resolve_image(docker_engine, str(recipe))
+    project = (
+        f"cd /workspace && printf '%s' '{pyproject}' > pyproject.toml && mkdir demo_pkg && "
+        "echo 'import importlib.metadata as m; VERSION = m.version(\"demo-pkg\")' > demo_pkg/__init__.py"
+    )
+    check = "python -c 'import demo_pkg; print(demo_pkg.VERSION, demo_pkg.__file__)'"
+    command = env.test_command.replace("python -m pytest", check)  # what runs before pytest, offline
+    output = docker_engine.containers.run(
+        tag, ["bash", "-c", f"{project} && {command}"], remove=True, user="1000", network_disabled=True
+    )
+    assert output.decode().split() == ["0.0.0", "/workspace/demo_pkg/__init__.py"]

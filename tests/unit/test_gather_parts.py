@@ -80,11 +80,17 @@ def test_environment_reads_declared_dependencies_without_running_anything():
         "setup.py": "raise SystemExit('never run')",
     }
     env = detect_environment(files.get, lambda path: path == "src")
-    assert env.requirements == ["attrs>=22", "freezegun==1.2", "hypothesis"]
-    assert env.sources == ["pyproject.toml", "requirements-dev.txt"] and env.src_layout
+    # setup.py makes the project installable: setuptools is needed to install it (offline, at test time)
+    assert env.requirements == ["attrs>=22", "freezegun==1.2", "hypothesis", "setuptools>=61", "wheel"]
+    assert env.sources == ["pyproject.toml", "requirements-dev.txt"] and env.src_layout and env.installable
     assert env.pythonpath == "/workspace/src:/workspace"
+    assert env.test_command.startswith("python -m pip install --quiet --no-deps --no-build-isolation --no-index -e .")
     bare = detect_environment({"setup.py": "setup()"}.get, lambda path: False)
-    assert bare.requirements == [] and "setup.py is not executed" in bare.notes[0]
+    assert bare.requirements == ["setuptools>=61", "wheel"] and "setup.py is not executed" in bare.notes[0]
+    hatch = '[build-system]\nrequires = ["hatchling"]\n[project]\nname = "x"\n'
+    assert detect_environment({"pyproject.toml": hatch}.get, lambda path: False).requirements == ["hatchling"]
+    plain = detect_environment({"requirements.txt": "six\n"}.get, lambda path: False)
+    assert not plain.installable and plain.test_command == "python -m pytest"
 
 
 def test_verdict_lists_and_reasons():
