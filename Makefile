@@ -25,6 +25,8 @@ browser:
 	@bash scripts/ensure-browser.sh
 
 DEMO_RUN ?= demo-$(shell date +%Y%m%d-%H%M%S)
+# expanded once: the run and the report must name the same folder
+DEMO_RUN := $(DEMO_RUN)
 
 demo: setup
 	$(EVALKIT) run --suite tasks/demo --model oracle --model null --run-id $(DEMO_RUN)
