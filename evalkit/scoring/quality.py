@@ -403,9 +403,11 @@ def _litter(files: list[_File], bases: dict[str, str | None], reference: list[_F
     """The hygiene findings, as QualityScore fields. New files and forbidden edits the reference
     makes as well are part of the task, not litter."""
     reference_added = {f.path for f in reference if f.patched.is_added_file}
+    # a file where the reference itself adds print calls prints by design (a script, a CLI)
+    printing = {f.path for f in reference if any(_PRINT.match(_code(line)) for line in _added(f))}
     python = [f for f in files if f.lintable]
     return {
-        "debug_prints": sum(_debug_prints(f, bases.get(f.source)) for f in python),
+        "debug_prints": sum(_debug_prints(f, bases.get(f.source)) for f in python if f.path not in printing),
         "breakpoints": sum(_is_breakpoint(line) for f in python for line in _added(f)),
         "commented_code": sum(_commented_code_blocks(f) for f in python),
         "stray_files": [

@@ -360,3 +360,16 @@ def test_custom_weights_are_merged_with_the_defaults_and_checked(repo):
     assert score(repo, broken, weights={"syntax": 0.0}).score == 1.0
     with pytest.raises(ValueError, match="unknown"):
         score(repo, broken, weights={"style": 1.0})
+
+
+def test_prints_in_a_file_where_the_reference_prints_too_are_not_debugging(tmp_path):
+    from toy import BASE_FILES, diff_of, write_toy_suite
+
+    suite = write_toy_suite(tmp_path)
+    snapshot = next(p for p in suite.rglob("calc") if p.is_dir()).parent
+    script = "from calc import add\n\nprint(add(1, 2))\nprint('done')\n"
+    reference = diff_of(snapshot, {"tools/report.py": script})
+    base_file = lambda path: (snapshot / path).read_text() if (snapshot / path).exists() else None  # noqa: E731
+    assert score_quality(reference, reference, base_file).debug_prints == 0
+    sloppy = diff_of(snapshot, {"calc/__init__.py": BASE_FILES["calc/__init__.py"] + "print('here')\n"})
+    assert score_quality(sloppy, reference, base_file).debug_prints == 1
