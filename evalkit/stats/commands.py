@@ -1,5 +1,5 @@
 """Bodies of `evalkit stats`, `evalkit tasks import swebench` and `evalkit tasks export`: plain
-functions over consoles returning the exit code, so cli.py only declares options and tests need
+functions over consoles returning the exit code, so cli/ only declares options and tests need
 no CLI runner."""
 
 from __future__ import annotations

@@ -1,0 +1,96 @@
+"""The Typer apps, consoles and helpers the command modules share; `main` is the entry point."""
+
+from __future__ import annotations
+
+import secrets
+import signal
+import sys
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from evalkit.errors import EvalkitError
+from evalkit.sandbox.backend import DockerBackend, docker_client
+from evalkit.sandbox.containers import sweep_orphans
+from evalkit.tasks import Suite, load_suite
+
+app = typer.Typer(
+    help="Evaluate coding agents on short-prompt, large-diff tasks in Docker sandboxes.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+tasks_app = typer.Typer(help="List and validate task suites.", no_args_is_help=True)
+sandbox_app = typer.Typer(help="Sandbox images and clean-up.", no_args_is_help=True)
+app.add_typer(tasks_app, name="tasks")
+app.add_typer(sandbox_app, name="sandbox")
+
+# Piped output (CI logs, `make demo | tee`) gets a wide table instead of rich's 80-column default.
+console = Console(width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+
+
+def _load(suite_path: Path) -> Suite:
+    suite = load_suite(suite_path)
+    for error in suite.errors:
+        err_console.print(f"[yellow]skipped[/] {escape(str(error))}", highlight=False, soft_wrap=True)
+    if not suite.tasks:
+        raise EvalkitError(f"{suite_path}: no usable task")
+    return suite
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=False,
+    )
+
+
+def _open_backend(run_id: str) -> DockerBackend:
+    client = docker_client()
+    swept = sweep_orphans(client)
+    if swept:
+        err_console.print(f"removed {len(swept)} container(s) left by dead evalkit runs")
+    return DockerBackend(client, run_id)
+
+
+def _interrupted(backend: DockerBackend, what: str) -> typer.Exit:
+    backend.close()
+    err_console.print(f"[red]interrupted[/]: containers removed; {what}", soft_wrap=True)
+    return typer.Exit(130)
+
+
+def _sigterm_as_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _bare_json_means_stdout(argv: list[str]) -> list[str]:
+    """`--json` given without a value (last, or before another option) means `--json -`."""
+    out: list[str] = []
+    for i, arg in enumerate(argv):
+        out.append(arg)
+        after = argv[i + 1] if i + 1 < len(argv) else None
+        if arg == "--json" and (after is None or (after.startswith("-") and after != "-")):
+            out.append("-")
+    return out
+
+
+def main() -> None:
+    """Console entry point: user errors are one line on stderr and exit code 2."""
+    signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+    try:
+        app(args=_bare_json_means_stdout(sys.argv[1:]), prog_name="evalkit")
+    except EvalkitError as exc:
+        err_console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        sys.exit(2)

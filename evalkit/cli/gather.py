@@ -1,0 +1,99 @@
+"""`evalkit gather`: mine a repository's history for short-prompt, large-diff tasks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from evalkit.cli.common import _interrupted, _open_backend, app, console, err_console, new_run_id
+from evalkit.errors import EvalkitError
+from evalkit.gather.environment import HOST_CA_BUNDLE
+from evalkit.gather.gather import REPORT, GatherOptions, gather, open_repository
+from evalkit.gather.history import DEFAULT_TEST_GLOBS, SizeLimits
+from evalkit.models.client import ChatClient
+from evalkit.models.endpoint import DEFAULT_CONFIG, load_config, models_table, resolve_model
+from evalkit.scoring.patches import changed_lines, changed_paths
+
+
+@app.command("gather")
+def gather_command(
+    repo: Annotated[str, typer.Argument(help="A local git repository, or a URL to clone.")],
+    out: Annotated[Path, typer.Option(help="Suite folder to write (tasks of the same commits are replaced).")],
+    since: Annotated[str | None, typer.Option(help="Only commits after this date (git --since).")] = None,
+    until: Annotated[str | None, typer.Option(help="Only commits before this date (git --until).")] = None,
+    max_tasks: Annotated[int, typer.Option(min=1)] = 20,
+    min_lines: Annotated[int, typer.Option(min=0, help="Minimum changed source (non-test) lines.")] = 40,
+    max_lines: Annotated[int, typer.Option(min=1, help="Maximum changed source (non-test) lines.")] = 1000,
+    min_files: Annotated[int, typer.Option(min=1, help="Minimum files changed, tests included.")] = 2,
+    test_glob: Annotated[
+        list[str] | None,
+        typer.Option("--test-glob", help="Test file globs (repeatable; default tests/**, test_*.py...)."),
+    ] = None,
+    max_prompt_chars: Annotated[int, typer.Option(min=40)] = 400,
+    rewriter: Annotated[str | None, typer.Option(help="Model that rewrites prompts (any --model name).")] = None,
+    runs: Annotated[int, typer.Option(min=1, help="Test runs before and after, to drop flaky tests.")] = 3,
+    max_pass_to_pass: Annotated[int, typer.Option(min=0, help="PASS_TO_PASS tests kept per task (sampled).")] = 50,
+    neighbour_modules: Annotated[
+        int, typer.Option(min=0, help="Existing test modules beside the touched ones, run for PASS_TO_PASS.")
+    ] = 5,
+    ca_bundle: Annotated[Path, typer.Option(help="CA bundle image builds use to reach PyPI.")] = HOST_CA_BUNDLE,
+    config: Annotated[Path | None, typer.Option(help="Model config for --rewriter (default ./evalkit.toml).")] = None,
+) -> None:
+    """Mine a repository's history for validated short-prompt, large-diff tasks."""
+    config_path = config or DEFAULT_CONFIG
+    open_repository(repo)  # a bad path or an unreachable URL is one line, before any container starts
+    rewriter_client = None
+    if rewriter:
+        spec = resolve_model(rewriter, models_table(load_config(config), config_path), config_path=config_path)
+        if spec.builtin:
+            raise EvalkitError(f"--rewriter {rewriter}: a built-in policy cannot rewrite prompts; name a real model")
+        rewriter_client = ChatClient(spec)
+    options = GatherOptions(
+        since=since,
+        until=until,
+        max_tasks=max_tasks,
+        limits=SizeLimits(min_lines, max_lines, min_files),
+        test_globs=tuple(test_glob) if test_glob else DEFAULT_TEST_GLOBS,
+        max_prompt_chars=max_prompt_chars,
+        runs=runs,
+        max_pass_to_pass=max_pass_to_pass,
+        neighbour_modules=neighbour_modules,
+        ca_bundle=ca_bundle,
+        rewriter=rewriter_client,
+    )
+    backend = _open_backend(new_run_id())
+    try:
+        report = gather(
+            repo, out, options, backend, log=lambda line: err_console.print(line, highlight=False, markup=False)
+        )
+    except KeyboardInterrupt:
+        raise _interrupted(backend, "no suite was written") from None
+    finally:
+        backend.close()
+    accepted = Table(
+        title=f"{len(report.accepted)} task(s) gathered from {report.repo} ({report.scanned} commits scanned)"
+    )
+    for column in ("task", "prompt chars", "changed lines", "files", "F2P", "P2P"):
+        accepted.add_column(column, justify="left" if column == "task" else "right")
+    for item in report.accepted:
+        accepted.add_row(
+            item.id,
+            str(len(item.prompt)),
+            str(changed_lines(item.patch)),
+            str(len(set(changed_paths(item.patch)) | set(changed_paths(item.test_patch)))),
+            str(len(item.tests.fail_to_pass)),
+            str(len(item.tests.pass_to_pass)),
+        )
+    console.print(accepted)
+    if report.rejected:
+        rejected = Table(title=f"{len(report.rejected)} commit(s) left out")
+        for column in ("commit", "subject", "stage", "reason"):
+            rejected.add_column(column)
+        for item in report.rejected:
+            rejected.add_row(item.sha[:10], escape(item.subject[:50]), item.stage, escape(item.reason))
+        console.print(rejected)
+    console.print(f"suite: {out}; every decision in {out / REPORT}")

@@ -1,0 +1,189 @@
+"""`evalkit run`, `score` and `serve`: run agents on a suite, (re-)score runs, serve reference policies."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from evalkit.cli.common import _interrupted, _load, _open_backend, app, console, err_console, new_run_id
+from evalkit.errors import EvalkitError
+from evalkit.models.client import ChatClient
+from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
+from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
+from evalkit.models.server import ModelServer
+from evalkit.report.compare import compare_command
+from evalkit.runs.display import RunDisplay, summary_table
+from evalkit.runs.orchestrate import LimitOverrides, execute, open_run, plan_attempts
+from evalkit.runs.store import RunStore
+from evalkit.sandbox.docker_sandbox import SandboxSpec
+from evalkit.scoring.attempt_scores import ScoringSettings, load_settings
+from evalkit.scoring.run_scores import SUMMARY, run_tasks, score_run
+from evalkit.tasks import Task
+
+
+@app.command("run")
+def run(
+    model: Annotated[
+        list[str],
+        typer.Option(
+            "--model",
+            "-m",
+            help="Model to run (repeatable): an [models.NAME] entry of evalkit.toml, oracle, null, "
+            "replay:TRAJECTORY, or a model id at --base-url.",
+        ),
+    ],
+    suite: Annotated[Path, typer.Option(help="Suite folder or .jsonl file.")] = Path("tasks/demo"),
+    samples: Annotated[int, typer.Option(min=1, help="Attempts per task and model.")] = 1,
+    concurrency: Annotated[int, typer.Option(min=1, help="Attempts at once.")] = 2,
+    run_id: Annotated[str | None, typer.Option(help="Run name; an existing one is resumed.")] = None,
+    task: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")] = None,
+    out: Annotated[Path, typer.Option(help="Where run folders go.")] = Path("reports/runs"),
+    config: Annotated[Path | None, typer.Option(help="Model config (default ./evalkit.toml if present).")] = None,
+    base_url: Annotated[str | None, typer.Option(help="Endpoint for models not in the config.")] = None,
+    api_key_env: Annotated[str | None, typer.Option(help="Variable holding the key (default OPENAI_API_KEY).")] = None,
+    temperature: Annotated[float | None, typer.Option(min=0)] = None,
+    top_p: Annotated[float | None, typer.Option()] = None,
+    max_completion_tokens: Annotated[int | None, typer.Option(help="Completion tokens per request.")] = None,
+    seed: Annotated[int | None, typer.Option()] = None,
+    request_timeout: Annotated[float | None, typer.Option(help="Seconds per model request.")] = None,
+    max_retries: Annotated[int | None, typer.Option(min=0, help="Retries per model request.")] = None,
+    max_turns: Annotated[int | None, typer.Option(min=1, help="Override every task's turn budget.")] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Override every task's token budget.")] = None,
+    wall_time: Annotated[float | None, typer.Option(help="Override every task's seconds per attempt.")] = None,
+    command_timeout: Annotated[float | None, typer.Option(help="Override every task's seconds per command.")] = None,
+    judge: Annotated[str | None, typer.Option(help="Reviewer model grading each diff (recorded apart).")] = None,
+    baseline: Annotated[
+        Path | None, typer.Option(help="A baseline run folder: compare with it at the end and exit 1 on a regression.")
+    ] = None,
+) -> None:
+    """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
+    loaded = _load(suite)
+    selected = loaded.select(task)[:limit] if limit else loaded.select(task)
+    sampling = Sampling(temperature=temperature, top_p=top_p, max_tokens=max_completion_tokens, seed=seed)
+    config_data = load_config(config)
+    config_path = config or DEFAULT_CONFIG
+    models_config = models_table(config_data, config_path)
+    settings = load_settings(config_data, config_path)
+    judge_client = _judge_client(judge, models_config, config_path)
+    specs = []
+    for name in dict.fromkeys(model):
+        spec = resolve_model(
+            name,
+            models_config,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            sampling=sampling,
+            config_path=config or DEFAULT_CONFIG,
+        )
+        changes = {"request_timeout_s": request_timeout, "max_retries": max_retries}
+        specs.append(spec.model_copy(update={k: v for k, v in changes.items() if v is not None}))
+    run_id = run_id or new_run_id()
+    store = RunStore(out / run_id)
+    open_run(store, run_id, loaded, suite, specs, samples)
+    names = [s.name for s in specs]
+    plan = plan_attempts(selected, names, samples, store.finished_keys())
+    skipped = len(selected) * samples * len(names) - len(plan)
+    if skipped:
+        err_console.print(f"resuming run {run_id}: {skipped} finished attempt(s) kept, {len(plan)} to go")
+    overrides = LimitOverrides(max_turns, max_tokens, wall_time, command_timeout)
+    backend = _open_backend(run_id)
+    try:
+        with RunDisplay(err_console, len(plan), names) as display:
+            execute(
+                plan,
+                specs,
+                loaded.tasks,
+                backend,
+                store,
+                concurrency=concurrency,
+                overrides=overrides,
+                output_limit=SandboxSpec(image="").output_limit,
+                on_record=display.add,
+            )
+    except KeyboardInterrupt:
+        raise _interrupted(
+            backend, f"finished attempts are in {store.results_path}; resume with --run-id {run_id}"
+        ) from None
+    finally:
+        backend.close()
+    _score_and_show(store, {t.id: t for t in loaded.tasks}, settings, judge_client, f"run {run_id} on {loaded.name}")
+    if baseline is not None:
+        code = compare_command(baseline, store.dir, 0.02, 0.05, None, None, None, None, console)
+        if code:
+            raise typer.Exit(code)
+
+
+def _judge_client(name: str | None, models_config: dict, config_path: Path) -> ChatClient | None:
+    if name is None:
+        return None
+    spec = resolve_model(name, models_config, config_path=config_path)
+    if spec.builtin:
+        raise EvalkitError(f"--judge {name}: a built-in policy cannot review code; name a real model")
+    return ChatClient(spec)
+
+
+def _score_and_show(
+    store: RunStore, tasks: dict[str, Task], settings: ScoringSettings, judge: ChatClient | None, title: str
+) -> None:
+    warn = lambda message: err_console.print(f"[yellow]warning[/] {escape(message)}", soft_wrap=True)  # noqa: E731
+    with err_console.status("scoring"):
+        score_run(store, tasks, settings, judge, warn)
+    summary = json.loads((store.dir / SUMMARY).read_text())
+    console.print(summary_table(summary["models"], title))
+    console.print(f"run folder: {store.dir} (results.jsonl, scores.jsonl, summary.json, trajectories/)")
+
+
+@app.command("score")
+def score(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder (reports/runs/<run_id>).")],
+    suite: Annotated[Path | None, typer.Option(help="The run's suite, if it moved.")] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="Scoring weights, penalties, prices (default ./evalkit.toml).")
+    ] = None,
+    judge: Annotated[str | None, typer.Option(help="Reviewer model grading each diff (recorded apart).")] = None,
+) -> None:
+    """Re-score a finished run (new weights, prices, penalties or a judge) without re-running agents."""
+    store = RunStore(run_dir)
+    if not store.results_path.exists():
+        raise EvalkitError(f"{run_dir}: no results.jsonl; is this an evalkit run folder?")
+    config_data = load_config(config)
+    config_path = config or DEFAULT_CONFIG
+    settings = load_settings(config_data, config_path)
+    judge_client = _judge_client(judge, models_table(config_data, config_path), config_path)
+    _score_and_show(store, run_tasks(store, suite), settings, judge_client, f"run {run_dir.name} (re-scored)")
+
+
+@app.command("serve")
+def serve(
+    policy: Annotated[str, typer.Option(help="oracle, null or replay.")] = "oracle",
+    suite: Annotated[Path | None, typer.Option(help="Suite the oracle knows (oracle only).")] = None,
+    trajectory: Annotated[Path | None, typer.Option(help="Trajectory file or folder (replay only).")] = None,
+    host: Annotated[str, typer.Option()] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535)] = 8000,
+) -> None:
+    """Serve a reference policy as an OpenAI-compatible endpoint (/v1/chat/completions, /v1/models)."""
+    if policy == "oracle":
+        if suite is None:
+            raise EvalkitError("--policy oracle needs --suite: the oracle plays the reference changes of a suite")
+        served: Policy = OraclePolicy(_load(suite).tasks)
+    elif policy == "null":
+        served = NullPolicy()
+    elif policy == "replay":
+        if trajectory is None:
+            raise EvalkitError("--policy replay needs --trajectory FILE (a trajectory .jsonl or a folder of them)")
+        served = ReplayPolicy(trajectory)
+    else:
+        raise EvalkitError(f"--policy {policy}: choose oracle, null or replay")
+    with ModelServer({policy: served}, host=host, port=port) as server:
+        console.print(f"serving model `{policy}` at {server.base_url} (Ctrl-C to stop)")
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            console.print("stopped")

@@ -1,0 +1,42 @@
+"""`evalkit sandbox`: build the base sandbox image and prune leftover containers."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from evalkit.cli.common import console, err_console, sandbox_app
+from evalkit.sandbox.backend import docker_client
+from evalkit.sandbox.containers import prune
+from evalkit.sandbox.images import BASE_IMAGE, build_base_image
+
+
+@sandbox_app.command("build-base")
+def sandbox_build_base(
+    tag: Annotated[str, typer.Option(help="Image tag.")] = BASE_IMAGE,
+    force: Annotated[bool, typer.Option(help="Rebuild even if present.")] = False,
+    offline: Annotated[bool, typer.Option(help="Skip the registry; use debootstrap.")] = False,
+    mirror: Annotated[str | None, typer.Option(help="Debian mirror for debootstrap (default: the host's).")] = None,
+) -> None:
+    """Build the base sandbox image (from a registry if one answers, else debootstrap + docker import)."""
+    build_base_image(
+        docker_client(),
+        tag,
+        force=force,
+        offline=offline,
+        mirror=mirror,
+        log=lambda line: err_console.print(line, highlight=False),
+    )
+    console.print(f"base image ready: {tag}")
+
+
+@sandbox_app.command("prune")
+def sandbox_prune(
+    run_id: Annotated[str | None, typer.Option(help="Only this run's containers.")] = None,
+) -> None:
+    """Remove evalkit containers left behind (all of them, or one run's)."""
+    removed = prune(docker_client(), run_id)
+    for container in removed:
+        console.print(f"removed {container.id} (run {container.run_id}, task {container.task_id})")
+    console.print(f"{len(removed)} container(s) removed")

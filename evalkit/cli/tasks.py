@@ -1,0 +1,155 @@
+"""`evalkit tasks`: list, validate, import and export task suites."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from evalkit.cli.common import (
+    _interrupted,
+    _load,
+    _open_backend,
+    _progress,
+    console,
+    err_console,
+    new_run_id,
+    tasks_app,
+)
+from evalkit.errors import EvalkitError
+from evalkit.runner import fan_out
+from evalkit.scoring.health import TaskHealth, validate_task
+from evalkit.scoring.patches import changed_lines, changed_paths
+from evalkit.scoring.predictions import write_atomic
+from evalkit.stats.commands import export_command, import_command
+from evalkit.tasks import Task
+
+
+@tasks_app.command("list")
+def tasks_list(suite: Annotated[Path, typer.Argument(help="Suite folder or .jsonl file.")]) -> None:
+    """List a suite's tasks with their prompt and change sizes."""
+    loaded = _load(suite)
+    table = Table(title=f"{loaded.name}: {len(loaded.tasks)} tasks")
+    for column in ("task", "repo", "prompt chars", "changed lines", "files", "F2P", "P2P", "tags"):
+        table.add_column(
+            column, justify="right" if column in {"prompt chars", "changed lines", "files", "F2P", "P2P"} else "left"
+        )
+    for task in loaded.tasks:
+        table.add_row(
+            task.id,
+            task.repo,
+            str(len(task.prompt)),
+            str(changed_lines(task.patch)),
+            str(len(changed_paths(task.patch))),
+            str(len(task.tests.fail_to_pass)),
+            str(len(task.tests.pass_to_pass)),
+            ", ".join(task.tags),
+        )
+    console.print(table)
+
+
+def _health_table(rows: list[TaskHealth]) -> Table:
+    table = Table(title="Task validation (reference patch x runs, empty patch x 1)")
+    for column in ("task", "gold", "empty", "flaky", "F2P", "P2P", "time s", "verdict"):
+        table.add_column(column)
+    for row in rows:
+        gold = f"{sum(row.gold_runs)}/{len(row.gold_runs)}"
+        verdict = "[green]valid[/]" if row.valid else "[red]invalid[/]: " + "; ".join(row.problems)
+        table.add_row(
+            row.task_id,
+            gold,
+            "resolved" if row.empty_resolved else "unresolved",
+            "yes" if row.flaky else "no",
+            str(row.fail_to_pass),
+            str(row.pass_to_pass),
+            f"{row.duration_s:.1f}",
+            verdict,
+        )
+    return table
+
+
+@tasks_app.command("validate")
+def tasks_validate(
+    suite: Annotated[Path, typer.Argument(help="Suite folder or .jsonl file.")],
+    json_out: Annotated[
+        str | None,
+        typer.Option("--json", help="Write JSON rows to this file; `--json -` (or `--json` last) prints them."),
+    ] = None,
+    runs: Annotated[int, typer.Option(min=1, help="Reference-patch runs per task (flakiness check).")] = 3,
+    concurrency: Annotated[int, typer.Option(min=1, help="Tasks validated at once.")] = 2,
+    task: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
+) -> None:
+    """Check every task: the reference patch must resolve it every time, the empty patch never."""
+    loaded = _load(suite)
+    selected = loaded.select(task)
+    backend = _open_backend(new_run_id())
+    rows: dict[str, TaskHealth] = {}
+    try:
+        with _progress() as progress:
+            bar = progress.add_task("validating", total=len(selected))
+
+            def record(item: Task, health: TaskHealth) -> None:
+                rows[item.id] = health
+                progress.advance(bar)
+
+            def failed(item: Task, error: BaseException) -> None:
+                raise error
+
+            fan_out(
+                selected,
+                lambda t: validate_task(t, backend, runs),
+                backend=backend,
+                concurrency=concurrency,
+                on_result=record,
+                on_error=failed,
+            )
+    except KeyboardInterrupt:
+        raise _interrupted(backend, "nothing was written") from None
+    finally:
+        backend.close()
+    ordered = [rows[t.id] for t in selected]
+    payload = json.dumps([r.model_dump(mode="json") for r in ordered], indent=2)
+    if json_out == "-":
+        sys.stdout.write(payload + "\n")
+    else:
+        console.print(_health_table(ordered))
+        if json_out:
+            write_atomic(Path(json_out), payload + "\n")
+            console.print(f"JSON rows written to {json_out}")
+    valid = sum(r.valid for r in ordered)
+    err_console.print(f"{valid}/{len(ordered)} tasks valid")
+    if valid < len(ordered):
+        raise typer.Exit(1)
+
+
+@tasks_app.command("import")
+def tasks_import(
+    kind: Annotated[str, typer.Argument(help="Only `swebench`.")],
+    source: Annotated[
+        str, typer.Argument(help="A Hugging Face dataset name[:split], or a JSON/JSONL/CSV/Parquet file.")
+    ],
+    out: Annotated[Path, typer.Option(help="Suite folder to write.")],
+    repo_dir: Annotated[Path | None, typer.Option(help="Folder of local clones (owner__name or name).")] = None,
+) -> None:
+    """Import SWE-bench-format rows as an evalkit suite."""
+    if kind != "swebench":
+        raise EvalkitError(f"tasks import {kind}: only `swebench` is supported")
+    code = import_command(source, out, repo_dir, console, err_console)
+    if code:
+        raise typer.Exit(code)
+
+
+@tasks_app.command("export")
+def tasks_export(
+    suite: Annotated[Path, typer.Argument(help="Suite folder or .jsonl file.")],
+    format: Annotated[str, typer.Option("--format", help="Only `swebench`.")] = "swebench",
+    out: Annotated[Path | None, typer.Option(help="File to write (.jsonl or .json); default stdout (JSONL).")] = None,
+) -> None:
+    """Export a suite as SWE-bench rows (the 12 dataset columns), for SWE-bench tooling."""
+    code = export_command(suite, format, out, console, err_console)
+    if code:
+        raise typer.Exit(code)
