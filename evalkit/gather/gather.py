@@ -7,9 +7,7 @@ listing every commit left out and why.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import subprocess
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -30,6 +28,7 @@ from evalkit.gather.prompts import prompt_from_message, rewrite_prompt
 from evalkit.gather.validate import test_files, validate_candidate
 from evalkit.models.client import ChatClient
 from evalkit.sandbox.backend import SandboxBackend
+from evalkit.sandbox.workspace import cached_clone
 from evalkit.scoring.predictions import write_atomic
 from evalkit.tasks.model import Task, TaskSource, TestSpec
 from evalkit.tasks.write import write_suite
@@ -80,15 +79,7 @@ def open_repository(repo: str, cache: Path | None = None) -> tuple[Path, str]:
         return local.resolve(), str(local.resolve())
     if "://" not in repo and not repo.startswith("git@"):
         raise EvalkitError(f"{repo}: no such folder, and not a URL")
-    cache = cache or Path(os.environ.get("EVALKIT_CACHE", Path.home() / ".cache" / "evalkit")) / "repos"
-    target = cache / hashlib.sha256(repo.encode()).hexdigest()[:16]
-    if not target.exists():
-        cache.mkdir(parents=True, exist_ok=True)
-        result = subprocess.run(["git", "clone", "--quiet", repo, str(target)], capture_output=True, text=True)
-        if result.returncode != 0:
-            reason = (result.stderr.strip().splitlines() or ["no output"])[-1]
-            raise EvalkitError(f"{repo}: cannot clone ({reason}); clone it yourself and pass the folder")
-    return target, repo
+    return cached_clone(repo, cache, hint="clone it yourself and pass the folder"), repo
 
 
 def _reader(repo: Path, commit: str) -> tuple[Callable[[str], str | None], Callable[[str], bool]]:

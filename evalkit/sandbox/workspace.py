@@ -53,7 +53,7 @@ def _export_source(source: TaskSource, dest: Path, repo_cache: Path) -> None:
     if source.snapshot is not None:
         shutil.copytree(source.snapshot, dest, ignore=shutil.ignore_patterns(*IGNORED_NAMES), dirs_exist_ok=True)
         return
-    repo = Path(source.git) if source.git and Path(source.git).exists() else _cached_clone(source.git, repo_cache)
+    repo = Path(source.git) if source.git and Path(source.git).exists() else cached_clone(source.git, repo_cache)
     archive = subprocess.run(["git", "archive", "--format=tar", source.base_commit], cwd=repo, capture_output=True)
     if archive.returncode != 0:
         raise EvalkitError(
@@ -64,23 +64,34 @@ def _export_source(source: TaskSource, dest: Path, repo_cache: Path) -> None:
         tar.extractall(dest, filter="data")
 
 
-def _cached_clone(url: str | None, repo_cache: Path) -> Path:
+def default_repo_cache() -> Path:
+    """Where clones of remote repositories are kept (EVALKIT_CACHE, else ~/.cache/evalkit)."""
+    return Path(os.environ.get("EVALKIT_CACHE", Path.home() / ".cache" / "evalkit")) / "repos"
+
+
+def cached_clone(
+    url: str | None,
+    repo_cache: Path | None = None,
+    hint: str = "clone it and set `source.git` to the path",
+) -> Path:
+    """A clone of `url` in the cache (made once); one clear line, ending with `hint`, when git
+    cannot clone it."""
     assert url is not None
+    repo_cache = repo_cache or default_repo_cache()
     target = repo_cache / hashlib.sha256(url.encode()).hexdigest()[:16]
     if not target.exists():
         repo_cache.mkdir(parents=True, exist_ok=True)
         result = subprocess.run(["git", "clone", "--quiet", url, str(target)], capture_output=True, text=True)
         if result.returncode != 0:
             shutil.rmtree(target, ignore_errors=True)
-            raise EvalkitError(
-                f"{url}: cannot clone ({result.stderr.strip()[:160]}); clone it and set `source.git` to the path"
-            )
+            reason = (result.stderr.strip().splitlines() or ["no output"])[-1][:160]
+            raise EvalkitError(f"{url}: cannot clone ({reason}); {hint}")
     return target
 
 
 def build_workspace(source: TaskSource, repo_cache: Path | None = None) -> Workspace:
     """Export the base tree into a fresh one-commit repository and pack it for the sandbox."""
-    repo_cache = repo_cache or Path(os.environ.get("EVALKIT_CACHE", Path.home() / ".cache" / "evalkit")) / "repos"
+    repo_cache = repo_cache or default_repo_cache()
     with tempfile.TemporaryDirectory(prefix="evalkit-ws-") as tmp:
         root = Path(tmp) / "workspace"
         root.mkdir()
