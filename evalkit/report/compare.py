@@ -44,6 +44,7 @@ from scipy import stats
 from evalkit.errors import EvalkitError
 from evalkit.results import load_results
 from evalkit.runs.store import RERUN_STOP_REASONS, RESULTS, RunStore
+from evalkit.scoring.aggregate import bootstrap_mean
 from evalkit.scoring.predictions import write_atomic
 from evalkit.scoring.run_scores import SUMMARY
 
@@ -172,19 +173,10 @@ def paired_bootstrap(diffs: Sequence[float], confidence: float, resamples: int, 
         return BootstrapResult(mean, mean, 1.0, 1.0)
     if np.all(data == data[0]):
         return BootstrapResult(mean, mean, float(mean >= 0), float(mean <= 0))
-    result = stats.bootstrap(
-        (data,),
-        np.mean,
-        confidence_level=confidence,
-        n_resamples=resamples,
-        method="percentile",
-        rng=np.random.default_rng(seed),
-        vectorized=True,
-    )
-    spread = result.bootstrap_distribution
+    low, high, spread = bootstrap_mean(data, confidence, resamples, seed)
     return BootstrapResult(
-        float(result.confidence_interval.low),
-        float(result.confidence_interval.high),
+        low,
+        high,
         float(np.mean(spread >= 0)),
         float(np.mean(spread <= 0)),
     )
