@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from unidiff import PatchedFile, PatchSet
 from unidiff.patch import Hunk, Line
 
@@ -94,19 +94,20 @@ class QualityScore(BaseModel):
     score: float
     parts: dict[str, float]
     weights: dict[str, float]
-    new_lint: dict[str, int]  # ruff rule code -> findings added in the touched .py files
-    syntax_errors: list[str]
-    debug_prints: int
-    breakpoints: int
-    commented_code: int
-    stray_files: list[str]
-    whitespace_only_hunks: int
-    forbidden_edits: list[str]
-    extra_files: list[str]
-    missed_files: list[str]
-    changed_lines: int  # non-test lines, added + removed
+    # the evidence; the defaults mean "nothing found" (a change that was not scored has none)
+    new_lint: dict[str, int] = Field(default_factory=dict)  # ruff rule code -> findings added in touched .py files
+    syntax_errors: list[str] = Field(default_factory=list)
+    debug_prints: int = 0
+    breakpoints: int = 0
+    commented_code: int = 0
+    stray_files: list[str] = Field(default_factory=list)
+    whitespace_only_hunks: int = 0
+    forbidden_edits: list[str] = Field(default_factory=list)
+    extra_files: list[str] = Field(default_factory=list)
+    missed_files: list[str] = Field(default_factory=list)
+    changed_lines: int = 0  # non-test lines, added + removed
     reference_lines: int
-    size_ratio: float | None
+    size_ratio: float | None = None
     note: str | None = None
 
 
@@ -217,25 +218,7 @@ def _normalise(weights: dict[str, float]) -> dict[str, float]:
 
 
 def _unscored(note: str, weights: dict[str, float], reference_lines: int) -> QualityScore:
-    return QualityScore(
-        score=0.0,
-        parts={},
-        weights=_normalise(weights),
-        new_lint={},
-        syntax_errors=[],
-        debug_prints=0,
-        breakpoints=0,
-        commented_code=0,
-        stray_files=[],
-        whitespace_only_hunks=0,
-        forbidden_edits=[],
-        extra_files=[],
-        missed_files=[],
-        changed_lines=0,
-        reference_lines=reference_lines,
-        size_ratio=None,
-        note=note,
-    )
+    return QualityScore(score=0.0, parts={}, weights=_normalise(weights), reference_lines=reference_lines, note=note)
 
 
 # --- reading the diff -------------------------------------------------------------------------
