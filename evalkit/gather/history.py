@@ -13,15 +13,6 @@ from evalkit.errors import EvalkitError
 from evalkit.scoring.patches import changed_lines, changed_paths
 
 _BINARY = re.compile(r"^(GIT binary patch|Binary files .* differ)$", re.M)  # diff structure, not content
-DEFAULT_TEST_GLOBS = (
-    "tests/**",
-    "test/**",
-    "testing/**",
-    "**/tests/**",
-    "**/test_*.py",
-    "**/*_test.py",
-    "**/conftest.py",
-)
 
 
 @dataclass(frozen=True)
