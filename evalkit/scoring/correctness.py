@@ -1,8 +1,12 @@
 """Correctness: apply a candidate diff and the hidden tests in a fresh sandbox, run, and grade.
 
-Order matters and follows SWE-bench's harness: the candidate diff first (git apply, then
-`--reject`, then `patch --fuzz`), then the files of the hidden `test_patch` are reset to the base
-and the test patch applied, so an agent's edits to those test files cannot decide the verdict.
+Order matters: the candidate diff first (git apply, then `--reject`, then `patch --fuzz`), then
+whatever in it could steer the test runner is put back (`test_run.neutralise`: test files, conftest
+files, runner settings, start-up hooks), then the files of the hidden `test_patch` are reset to the
+base and the test patch applied, then the tests run under evalkit's guard plugin, whose report is
+checked against the JUnit file (`test_run.check_run`). SWE-bench's harness applies the candidate
+whole and trusts the run; here the candidate cannot decide the verdict, and every attempt to is
+recorded as an integrity flag.
 """
 
 from __future__ import annotations
@@ -15,11 +19,22 @@ from pydantic import BaseModel, Field
 from evalkit.sandbox.backend import SandboxBackend
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.scoring.grading import Grade, TestGroupResult, grade
+from evalkit.scoring.integrity import IntegrityFlag
 from evalkit.scoring.junit import TestStatus, parse_junit
 from evalkit.scoring.patches import changed_paths
+from evalkit.scoring.test_infra import RestoredChange
+from evalkit.scoring.test_run import (
+    SCRATCH,
+    changed_in_sandbox,
+    check_run,
+    guarded_command,
+    neutralise,
+    prepare_run,
+    read_guard,
+    steering_flags,
+)
 from evalkit.tasks.model import Task
 
-SCRATCH = "/tmp/evalkit"
 APPLY_COMMANDS = (
     ("git apply", "git apply --verbose --whitespace=nowarn {path}"),
     ("git apply --reject", "git apply --verbose --reject --whitespace=nowarn {path}"),
@@ -41,6 +56,8 @@ class CorrectnessResult(BaseModel):
     pass_to_pass: TestGroupResult = Field(default_factory=lambda: TestGroupResult(passed=[], failed=[]))
     statuses: dict[str, TestStatus] = Field(default_factory=dict)  # the listed tests
     outcomes: dict[str, TestStatus] = Field(default_factory=dict)  # every test the report holds
+    restored: list[RestoredChange] = Field(default_factory=list)  # candidate parts put back before the tests
+    integrity_flags: list[IntegrityFlag] = Field(default_factory=list)  # what the test run showed
     error: str | None = None  # a harness or task problem, as opposed to a wrong answer
     durations: dict[str, float] = Field(default_factory=dict)
     log: str = ""
@@ -84,14 +101,9 @@ def _apply_hidden_tests(sandbox: Sandbox, task: Task, base_commit: str, log: lis
     return None if result.ok else f"the task's test_patch does not apply: {result.stderr.strip()[:200]}"
 
 
-def test_command(task: Task, junit_path: str) -> str:
-    """The test command with JUnit output and the listed tests' files appended."""
-    files = sorted({t.split("::")[0] for t in task.tests.fail_to_pass + task.tests.pass_to_pass})
-    extra = f"-p no:cacheprovider --continue-on-collection-errors -o junit_family=xunit1 --junitxml={junit_path}"
-    return " ".join([task.tests.command, extra, *map(shlex.quote, files)])
-
-
-test_command.__test__ = False  # not a pytest test
+def listed_test_files(task: Task) -> list[str]:
+    """The files of the listed tests: the test run is limited to them."""
+    return sorted({t.split("::")[0] for t in task.tests.fail_to_pass + task.tests.pass_to_pass})
 
 
 def evaluate_patch(task: Task, patch: str, backend: SandboxBackend) -> CorrectnessResult:
@@ -113,24 +125,35 @@ def evaluate_patch(task: Task, patch: str, backend: SandboxBackend) -> Correctne
         if not result.patch_applied:
             log.append("candidate patch does not apply: tests not run")
         else:
+            result.restored = neutralise(sandbox, task, sandbox.base_commit)
+            kept = changed_in_sandbox(sandbox, sandbox.base_commit)
             result.error = _apply_hidden_tests(sandbox, task, sandbox.base_commit, log)
             if result.error is None:
                 mark = time.monotonic()
-                junit = f"{SCRATCH}/junit.xml"
-                command = test_command(task, junit)
-                run = sandbox.exec(command, timeout=task.tests.timeout_s, output_limit=LOG_LIMIT)
+                run = prepare_run(sandbox)
+                command = guarded_command(task.tests.command, run, listed_test_files(task))
+                executed = sandbox.exec(command, timeout=task.tests.timeout_s, output_limit=LOG_LIMIT)
                 timings["tests"] = time.monotonic() - mark
-                log.append(f"$ {command}  (exit {run.exit_code})\n{run.stdout}{run.stderr}")
-                outcomes = None
+                log.append(f"$ {command}  (exit {executed.exit_code})\n{executed.stdout}{executed.stderr}")
+                junit = None
                 try:
-                    outcomes = parse_junit(sandbox.read_file(junit))
-                    result.tests_ran = bool(outcomes)
+                    junit = parse_junit(sandbox.read_file(run.junit_path))
                 except FileNotFoundError:
                     log.append("no JUnit report: the test run crashed or timed out")
                 except Exception as exc:  # a malformed report is the candidate's fault, not a crash
                     log.append(f"unreadable JUnit report: {exc}")
+                if junit is None and run.guard_module in executed.stdout + executed.stderr:
+                    result.error = (
+                        "evalkit's guard plugin could not be loaded: does the test command replace PYTHONPATH? "
+                        "(write PYTHONPATH=...:$PYTHONPATH)"
+                    )
+                run.guard = read_guard(sandbox, run)
+                outcomes, guard_flags = check_run(run, junit, kept, sandbox.workdir)
+                result.tests_ran = bool(outcomes)
                 result = result.with_grade(grade(task.tests.fail_to_pass, task.tests.pass_to_pass, outcomes))
                 result.outcomes = outcomes or {}
+                result.integrity_flags = guard_flags
+            result.integrity_flags = [*steering_flags(result.restored), *result.integrity_flags]
     timings["total"] = time.monotonic() - started
     result.durations = {k: round(v, 3) for k, v in timings.items()}
     result.log = "\n".join(log)[-LOG_LIMIT:]

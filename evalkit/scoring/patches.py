@@ -31,3 +31,53 @@ def changed_paths(diff: str) -> list[str]:
 def changed_lines(diff: str) -> int:
     """Added plus removed lines, headers excluded."""
     return sum(p.added + p.removed for p in _parse(diff))
+
+
+def patched_text(base: str | None, diff: str, path: str) -> str | None:
+    """`path` as `diff` leaves it, from its base text (None: absent before, or deleted after). Exact
+    application, as for a validated reference change; a path the diff does not touch is `base`."""
+    for patched in _parse(diff):
+        if _strip_prefix(patched.target_file if not patched.is_removed_file else patched.source_file) != path:
+            continue
+        if patched.is_removed_file:
+            return None
+        source = [] if patched.is_added_file or base is None else base.splitlines(keepends=True)
+        out, position = [], 0
+        for hunk in patched:
+            # a hunk that removes nothing names the line it follows, others their first line
+            start = hunk.source_start if hunk.source_length == 0 else max(hunk.source_start - 1, 0)
+            out.extend(source[position:start])
+            previous = None
+            for line in hunk:
+                if line.line_type == "\\":  # "\ No newline at end of file" after the line before
+                    if previous is not None and not previous.is_removed and out:
+                        out[-1] = out[-1].rstrip("\n")
+                    continue
+                if not line.is_removed:
+                    out.append(line.value)
+                previous = line
+            position = start + hunk.source_length
+        out.extend(source[position:])
+        return "".join(out)
+    return base
+
+
+def substantive_paths(diff: str) -> list[str]:
+    """Files in which `diff` changes more than whitespace (binary changes count): what is left of
+    a change once reformatting and blank lines are set aside. A diff that is not one has none."""
+    try:
+        files = _parse(diff)
+    except EvalkitError:
+        return []
+    paths = []
+    for patched in files:
+        for hunk in patched:
+            added = "".join("".join(line.value.split()) for line in hunk if line.is_added)
+            removed = "".join("".join(line.value.split()) for line in hunk if line.is_removed)
+            if added != removed:
+                break
+        else:
+            if not patched.is_binary_file:
+                continue
+        paths.append(_strip_prefix(patched.source_file if patched.is_removed_file else patched.target_file))
+    return paths
