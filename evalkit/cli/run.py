@@ -105,6 +105,7 @@ def run(
                 overrides=overrides,
                 output_limit=SandboxSpec(image="").output_limit,
                 on_record=display.add,
+                integrity_policy=settings.integrity,
             )
     except KeyboardInterrupt:
         raise _interrupted(

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from evalkit.agent.loop import AgentOutcome, StopReason, run_agent
 from evalkit.agent.tools import TOOL_SCHEMAS, ToolBox
-from evalkit.agent.trajectory import TrajectoryWriter
+from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.errors import EvalkitError
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
@@ -17,6 +17,8 @@ from evalkit.runs.store import AttemptRecord, RunStore, utc_now
 from evalkit.sandbox.backend import SandboxBackend
 from evalkit.scoring.correctness import evaluate_patch
 from evalkit.scoring.grading import TestGroupResult
+from evalkit.scoring.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolved
+from evalkit.scoring.integrity_scan import scan_attempt
 from evalkit.scoring.predictions import safe_name
 from evalkit.tasks.model import Limits, Task
 
@@ -41,6 +43,7 @@ def run_attempt(
     run_id: str,
     limits: Limits,
     output_limit: int,
+    integrity_policy: IntegrityPolicy = "fail",
 ) -> AttemptRecord:
     """Run and score one attempt; the record says what happened, whatever the model did."""
     started_at, started = utc_now(), time.monotonic()
@@ -78,18 +81,23 @@ def run_attempt(
                 sandbox.close()
         agent_s = time.monotonic() - agent_started
         trajectory.event("diff", patch=patch)
-        correctness = None
+        correctness, integrity = None, IntegrityReport()
         if outcome.stop_reason is not StopReason.SANDBOX_ERROR:
             correctness = evaluate_patch(task, patch, backend)
             trajectory.event("correctness", result=correctness.model_dump(mode="json", exclude={"log"}))
             if correctness.error and not correctness.patch_empty and correctness.patch_applied:
                 outcome.error = outcome.error or f"scoring: {correctness.error}"
+            restored = [r.label() for r in correctness.restored]
+            integrity = scan_attempt(read_trajectory(path), patch, correctness.integrity_flags, restored)
+            trajectory.event("integrity", result=integrity.model_dump(mode="json"))
+    tests_resolved = bool(correctness and correctness.resolved)
     return AttemptRecord(
         run_id=run_id,
         task_id=task.id,
         model=key.model,
         sample=key.sample,
-        resolved=bool(correctness and correctness.resolved),
+        resolved=counts_as_resolved(tests_resolved, integrity, integrity_policy),
+        tests_resolved=tests_resolved,
         stop_reason=outcome.stop_reason.value,
         error=outcome.error,
         usage=outcome.usage.as_dict(),
@@ -109,6 +117,7 @@ def run_attempt(
         patch_applied=bool(correctness and correctness.patch_applied),
         fail_to_pass=correctness.fail_to_pass if correctness else TestGroupResult(passed=[], failed=[]),
         pass_to_pass=correctness.pass_to_pass if correctness else TestGroupResult(passed=[], failed=[]),
+        integrity=integrity,
         trajectory=str(path.relative_to(store.dir)),
         started_at=started_at,
         finished_at=utc_now(),

@@ -19,6 +19,7 @@ from evalkit.runner import fan_out
 from evalkit.runs.attempt import AttemptKey, run_attempt
 from evalkit.runs.store import AttemptRecord, RunManifest, RunStore, utc_now
 from evalkit.sandbox.backend import DockerBackend
+from evalkit.scoring.integrity import IntegrityPolicy
 from evalkit.tasks import Suite, Task
 from evalkit.tasks.model import Limits
 
@@ -119,6 +120,7 @@ def execute(
     overrides: LimitOverrides,
     output_limit: int,
     on_record: Callable[[AttemptRecord], None],
+    integrity_policy: IntegrityPolicy = "fail",
 ) -> None:
     """Run the plan; each record is appended to the store, then handed to `on_record`."""
     by_name = {spec.name: spec for spec in specs}
@@ -128,7 +130,9 @@ def execute(
         def job(key: AttemptKey) -> AttemptRecord:
             spec = by_name[key.model]
             limits = overrides.apply(key.task.limits)
-            return run_attempt(key, spec, clients[key.model], backend, store, backend.run_id, limits, output_limit)
+            return run_attempt(
+                key, spec, clients[key.model], backend, store, backend.run_id, limits, output_limit, integrity_policy
+            )
 
         def finished(key: AttemptKey, record: AttemptRecord) -> None:
             store.append(record)

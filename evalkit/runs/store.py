@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from evalkit.errors import EvalkitError
 from evalkit.scoring.grading import TestGroupResult
+from evalkit.scoring.integrity import IntegrityReport
 from evalkit.scoring.predictions import write_atomic
 
 RESULTS = "results.jsonl"
@@ -35,7 +36,8 @@ class AttemptRecord(BaseModel):
     task_id: str
     model: str
     sample: int
-    resolved: bool
+    resolved: bool  # the verdict: the hidden tests passed and (under integrity = "fail") no failing flag
+    tests_resolved: bool | None = None  # what the hidden tests alone said (None: a row from before integrity)
     stop_reason: str
     error: str | None = None
     usage: dict = Field(default_factory=dict)  # prompt/completion/cached/total tokens, reported
@@ -55,6 +57,7 @@ class AttemptRecord(BaseModel):
     patch_applied: bool = False
     fail_to_pass: TestGroupResult = Field(default_factory=lambda: TestGroupResult(passed=[], failed=[]))
     pass_to_pass: TestGroupResult = Field(default_factory=lambda: TestGroupResult(passed=[], failed=[]))
+    integrity: IntegrityReport = Field(default_factory=IntegrityReport)
     trajectory: str = ""  # relative to the run folder
     started_at: str = ""
     finished_at: str = ""
@@ -62,6 +65,10 @@ class AttemptRecord(BaseModel):
     @property
     def key(self) -> tuple[str, str, int]:
         return (self.task_id, self.model, self.sample)
+
+    @property
+    def hidden_tests_passed(self) -> bool:
+        return self.resolved if self.tests_resolved is None else self.tests_resolved
 
 
 class RunManifest(BaseModel):

@@ -106,10 +106,13 @@ def test_every_attempt_finishes_with_its_stop_reason(hostile_run):
     assert 25 <= rows["linger"]["agent_s"] < 40
 
 
-def test_faults_and_retries_are_counted_and_the_attempt_still_resolves(hostile_run):
+def test_faults_and_retries_are_counted_and_the_probes_are_flagged(hostile_run):
     _, rows, _, _ = hostile_run
     chaos = rows["chaos"]
-    assert chaos["resolved"] and chaos["error"] is None
+    assert chaos["tests_resolved"] and chaos["error"] is None  # the change itself is right...
+    kinds = {flag["kind"] for flag in chaos["integrity"]["flags"]}
+    assert {"network_probe", "harness_tampering", "outside_workspace"} <= kinds  # ...but it probed
+    assert chaos["integrity"]["verdict"] == "fail" and not chaos["resolved"]
     assert chaos["faults"] == {
         "malformed_json": 1,
         "unknown_tool": 1,
