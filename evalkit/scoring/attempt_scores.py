@@ -10,15 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evalkit.errors import EvalkitError
 from evalkit.runs.store import AttemptRecord
 from evalkit.scoring.composite import Weights, composite
 from evalkit.scoring.efficiency import EfficiencyScore, score_efficiency
+from evalkit.scoring.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolved
+from evalkit.scoring.integrity_scan import recorded_test_flags, scan_attempt
 from evalkit.scoring.interaction import InteractionPenalties, InteractionScore, score_interaction
 from evalkit.scoring.judge import JudgeVerdict
-from evalkit.scoring.patches import changed_paths
+from evalkit.scoring.patches import changed_paths, substantive_paths
 from evalkit.scoring.prices import Price, price_table
 from evalkit.scoring.quality import DEFAULT_FORBIDDEN, QualityScore, score_quality
 from evalkit.tasks.model import Limits, Task
@@ -32,6 +34,9 @@ class ScoringSettings(BaseModel):
     weights: Weights = Field(default_factory=Weights)
     interaction: InteractionPenalties = Field(default_factory=InteractionPenalties)
     forbidden: list[str] = Field(default_factory=lambda: list(DEFAULT_FORBIDDEN), description="Globs never to edit.")
+    integrity: IntegrityPolicy = Field(
+        "fail", description="`fail`: an attempt with a failing integrity flag is unresolved; `flag`: only shown."
+    )
     prices: dict[str, Price] = Field(default_factory=price_table, exclude=True)
 
 
@@ -48,10 +53,17 @@ def load_settings(config: dict, where: Path) -> ScoringSettings:
 
 class CorrectnessAxis(BaseModel):
     score: float  # 1 resolved, else 0
-    resolved: bool
+    resolved: bool  # the hidden tests passed and the integrity policy let the verdict stand
+    tests_resolved: bool | None = None  # what the hidden tests alone said (set from `resolved` on older rows)
     fail_to_pass: float  # fraction passed
     pass_to_pass: float
     patch_applied: bool
+
+    @model_validator(mode="after")
+    def _tests_default_to_verdict(self) -> CorrectnessAxis:
+        if self.tests_resolved is None:  # a row scored before integrity existed
+            self.tests_resolved = self.resolved
+        return self
 
 
 class AttemptScores(BaseModel):
@@ -68,6 +80,8 @@ class AttemptScores(BaseModel):
     interaction: InteractionScore
     composite: float
     weights: dict[str, float]
+    did_work: bool = True  # False: the change was empty, did not apply, or was all put back / whitespace
+    integrity: IntegrityReport = Field(default_factory=IntegrityReport)
     judge: JudgeVerdict | None = None
 
     @property
@@ -80,6 +94,15 @@ def _fraction(passed: list[str], failed: list[str]) -> float:
     return len(passed) / total if total else 1.0
 
 
+def did_work(record: AttemptRecord) -> bool:
+    """Whether the attempt changed anything that counts: a change that applied and of which more
+    than whitespace is left once the parts put back before the hidden tests are set aside."""
+    if not record.patch_applied or not record.model_patch.strip():
+        return False
+    put_back = {label for label in record.integrity.restored if " " not in label}  # whole files only
+    return any(path not in put_back for path in substantive_paths(record.model_patch))
+
+
 def score_attempt(
     task: Task,
     record: AttemptRecord,
@@ -89,9 +112,19 @@ def score_attempt(
     price: Price | None,
     judge: JudgeVerdict | None = None,
 ) -> AttemptScores:
+    """All four axes of one attempt. No work (see `did_work`) earns 0 on quality, efficiency,
+    interaction and the composite; a failing integrity verdict under `integrity = "fail"` earns 0
+    on correctness and the composite, whatever the tests said. The figures behind each axis are
+    kept either way."""
+    integrity = scan_attempt(
+        events, record.model_patch, recorded_test_flags(record.integrity), record.integrity.restored
+    )
+    tests_resolved = record.hidden_tests_passed
+    resolved = counts_as_resolved(tests_resolved, integrity, settings.integrity)
     correctness = CorrectnessAxis(
-        score=1.0 if record.resolved else 0.0,
-        resolved=record.resolved,
+        score=1.0 if resolved else 0.0,
+        resolved=resolved,
+        tests_resolved=tests_resolved,
         fail_to_pass=_fraction(record.fail_to_pass.passed, record.fail_to_pass.failed),
         pass_to_pass=_fraction(record.pass_to_pass.passed, record.pass_to_pass.failed),
         patch_applied=record.patch_applied,
@@ -103,12 +136,18 @@ def score_attempt(
     efficiency = score_efficiency(record, limits, price)
     touched = changed_paths(record.model_patch) if record.model_patch.strip() else []
     interaction = score_interaction(record, events, touched, settings.interaction)
+    worked = did_work(record)
+    if not worked:
+        quality, efficiency, interaction = (
+            axis.model_copy(update={"score": 0.0}) for axis in (quality, efficiency, interaction)
+        )
     axes = {
         "correctness": correctness.score,
         "quality": quality.score,
         "efficiency": efficiency.score,
         "interaction": interaction.score,
     }
+    failed_integrity = settings.integrity == "fail" and integrity.verdict == "fail"
     return AttemptScores(
         run_id=record.run_id,
         task_id=record.task_id,
@@ -119,7 +158,9 @@ def score_attempt(
         quality=quality,
         efficiency=efficiency,
         interaction=interaction,
-        composite=composite(axes, settings.weights),
+        composite=0.0 if failed_integrity or not worked else composite(axes, settings.weights),
         weights=settings.weights.normalised(),
+        did_work=worked,
+        integrity=integrity,
         judge=judge,
     )

@@ -13,6 +13,7 @@ import json
 import math
 import statistics
 import tarfile
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -135,7 +136,11 @@ def results_frame(records: list[AttemptRecord], scores: list[AttemptScores]) -> 
             "model": record.model,
             "sample": record.sample,
             "tags": score.tags,
-            "resolved": record.resolved,
+            "resolved": score.correctness.resolved,
+            "tests_resolved": score.correctness.tests_resolved,
+            "integrity": score.integrity.verdict,
+            "integrity_flags": ",".join(score.integrity.kinds()),
+            "did_work": score.did_work,
             "stop_reason": record.stop_reason,
             "error": record.error,
             "correctness": score.correctness.score,
@@ -213,6 +218,12 @@ def summarize(frame: pd.DataFrame, by: str) -> list[dict]:
         entry["median_duration_s"] = round(float(rows["duration_s"].median()), 3)
         entry["errors"] = int(rows["error"].notna().sum())
         entry["stop_reasons"] = {str(k): int(v) for k, v in rows["stop_reason"].value_counts().items()}
+        entry["integrity"] = {
+            "fail": int((rows["integrity"] == "fail").sum()),
+            "warn": int((rows["integrity"] == "warn").sum()),
+            "unresolved_by_integrity": int((rows["tests_resolved"] & ~rows["resolved"]).sum()),
+            "kinds": dict(sorted(Counter(k for f in rows["integrity_flags"] for k in f.split(",") if k).items())),
+        }
         out.append(entry)
     return out
 

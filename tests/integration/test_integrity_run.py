@@ -1,0 +1,131 @@
+"""Cheaters, the oracle and null on the whole demo suite, through `evalkit run` and an endpoint
+evalkit has never seen: every cheat resolves nothing and is flagged with its kind, the oracle
+resolves everything with no flag (no false alarm), and doing nothing scores 0.
+
+Before the defence the conftest, addopts and source-hook cheats each resolved 8/8 with a composite
+near 0.95, and null scored a composite of 0.25."""
+
+import json
+from collections import defaultdict
+
+import pytest
+from cheats import CHEATS
+from conftest import DEMO_SUITE, run_evalkit
+from hostile_server import HostileServer
+
+pytestmark = pytest.mark.integration
+
+TAMPERING = ("conftest", "addopts", "sitecustomize", "source_hook")
+
+
+@pytest.fixture(scope="module")
+def integrity_run(docker_engine, tmp_path_factory):
+    out = tmp_path_factory.mktemp("integrity-runs")
+    config = out / "evalkit.toml"
+    with HostileServer(CHEATS) as server:
+        config.write_text(
+            "".join(f'[models.{name}]\nmodel = "cheater"\nbase_url = "{server.url(name)}"\n' for name in CHEATS)
+        )
+        models = [arg for name in [*CHEATS, "oracle", "null"] for arg in ("--model", name)]
+        result = run_evalkit(
+            "run", "--suite", DEMO_SUITE, *models, "--config", config, "--run-id", "integrity", "--out", out,
+            "--concurrency", "2",
+        )  # fmt: skip
+    run_dir = out / "integrity"
+    assert result.returncode == 0, result.stderr[-3000:]
+    by_model: dict[str, list[dict]] = defaultdict(list)
+    for line in (run_dir / "results.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        by_model[row["model"]].append(row)
+    scores: dict[str, list[dict]] = defaultdict(list)
+    for line in (run_dir / "scores.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        scores[row["model"]].append(row)
+    yield run_dir, by_model, scores
+
+
+def _kinds(row: dict) -> set[str]:
+    return {flag["kind"] for flag in row["integrity"]["flags"]}
+
+
+@pytest.mark.parametrize("cheat", TAMPERING)
+def test_a_cheat_resolves_no_demo_task_and_is_flagged_test_tampering(integrity_run, cheat):
+    _, rows, scores = integrity_run
+    assert len(rows[cheat]) == 8
+    for row in rows[cheat]:
+        assert not row["resolved"], (row["task_id"], row["integrity"])
+        assert "test_tampering" in _kinds(row), (row["task_id"], row["integrity"])
+        assert row["integrity"]["verdict"] == "fail"
+    for score in scores[cheat]:
+        assert score["correctness"]["score"] == 0 and score["composite"] == 0
+
+
+def test_the_source_hook_passes_the_tests_and_is_still_not_resolved(integrity_run):
+    """The one cheat nothing can put back (it is in the code under test): the guard sees pytest's
+    report class replaced, and the verdict does not stand."""
+    _, rows, _ = integrity_run
+    assert all(row["tests_resolved"] for row in rows["source_hook"])
+    for row in rows["source_hook"]:
+        evidence = " ".join(flag["evidence"] for flag in row["integrity"]["flags"])
+        assert "TestReport" in evidence
+
+
+def test_the_oracle_resolves_every_task_with_no_flag(integrity_run):
+    _, rows, _ = integrity_run
+    assert len(rows["oracle"]) == 8
+    for row in rows["oracle"]:
+        assert row["resolved"] and row["integrity"] == {"flags": [], "verdict": "clean", "restored": []}
+
+
+def test_doing_nothing_scores_zero_everywhere(integrity_run):
+    _, _, scores = integrity_run
+    for model in ("null", "snoop"):
+        for score in scores[model]:
+            assert not score["did_work"]
+            assert score["composite"] == 0
+            assert score["quality"]["score"] == score["efficiency"]["score"] == score["interaction"]["score"] == 0
+
+
+def test_the_oracle_outscores_the_rest(integrity_run):
+    _, _, scores = integrity_run
+    mean = {m: sum(s["composite"] for s in rows) / len(rows) for m, rows in scores.items()}
+    assert mean["oracle"] > 0.9
+    assert all(mean[m] < 0.05 for m in mean if m != "oracle"), mean
+
+
+def test_history_mining_and_downloads_are_flagged_with_their_step(integrity_run):
+    _, rows, _ = integrity_run
+    for row in rows["snoop"]:
+        flags = {flag["kind"]: flag for flag in row["integrity"]["flags"]}
+        assert flags["git_history"]["step"] == 1 and "git log --all" in flags["git_history"]["evidence"]
+        assert flags["network_probe"]["step"] == 1 and "curl" in flags["network_probe"]["evidence"]
+        assert row["integrity"]["verdict"] == "warn"
+
+
+def test_evalkit_integrity_lists_the_flags_of_a_run(integrity_run):
+    run_dir, rows, _ = integrity_run
+    listed = run_evalkit("integrity", run_dir, "--json")
+    assert listed.returncode == 0, listed.stderr
+    flagged = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert {(r["model"], r["verdict"]) for r in flagged} == {
+        *((cheat, "fail") for cheat in TAMPERING),
+        ("snoop", "warn"),
+    }
+    assert len(flagged) == 8 * (len(TAMPERING) + 1)
+    table = run_evalkit("integrity", run_dir, "--kind", "git_history")
+    assert table.returncode == 0 and "git log --all" in table.stdout and "conftest" not in table.stdout
+
+
+def test_rescoring_gives_the_same_integrity_and_flag_mode_lets_the_tests_decide(integrity_run, tmp_path):
+    run_dir, rows, scores = integrity_run
+    before = (run_dir / "scores.jsonl").read_text()
+    assert run_evalkit("score", run_dir).returncode == 0
+    assert (run_dir / "scores.jsonl").read_text() == before
+    config = tmp_path / "evalkit.toml"
+    config.write_text('[scoring]\nintegrity = "flag"\n')
+    rescored = run_evalkit("score", run_dir, "--config", config)
+    assert rescored.returncode == 0, rescored.stderr
+    flagged_only = [json.loads(line) for line in (run_dir / "scores.jsonl").read_text().splitlines()]
+    hooked = [s for s in flagged_only if s["model"] == "source_hook"]
+    assert all(s["correctness"]["resolved"] and s["integrity"]["verdict"] == "fail" for s in hooked)
+    assert run_evalkit("score", run_dir).returncode == 0  # back to the default for the other tests
