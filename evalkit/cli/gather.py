@@ -13,10 +13,11 @@ from evalkit.cli.common import _interrupted, _open_backend, app, console, err_co
 from evalkit.errors import EvalkitError
 from evalkit.gather.environment import HOST_CA_BUNDLE
 from evalkit.gather.gather import REPORT, GatherOptions, gather, open_repository
-from evalkit.gather.history import DEFAULT_TEST_GLOBS, SizeLimits
+from evalkit.gather.history import SizeLimits
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import DEFAULT_CONFIG, load_config, models_table, resolve_model
 from evalkit.scoring.patches import changed_lines, changed_paths
+from evalkit.tasks.test_paths import DEFAULT_TEST_GLOBS
 
 
 @app.command("gather")

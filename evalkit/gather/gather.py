@@ -16,7 +16,6 @@ from pathlib import Path
 from evalkit.errors import EvalkitError
 from evalkit.gather.environment import HOST_CA_BUNDLE, detect_environment, write_recipe
 from evalkit.gather.history import (
-    DEFAULT_TEST_GLOBS,
     Candidate,
     Rejection,
     SizeLimits,
@@ -31,6 +30,7 @@ from evalkit.sandbox.backend import SandboxBackend
 from evalkit.sandbox.workspace import cached_clone
 from evalkit.scoring.predictions import write_atomic
 from evalkit.tasks.model import Task, TaskSource, TestSpec
+from evalkit.tasks.test_paths import DEFAULT_TEST_GLOBS
 from evalkit.tasks.write import write_suite
 
 REPORT = "gather-report.json"
