@@ -11,8 +11,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from evalkit.cli.common import _interrupted, _load, _open_backend, _progress, app, console, err_console, new_run_id
+from evalkit.errors import EvalkitError
 from evalkit.runner import fan_out
 from evalkit.scoring.correctness import CorrectnessResult, evaluate_patch
+from evalkit.scoring.integrity import counts_as_resolved
+from evalkit.scoring.integrity_scan import scan_attempt
 from evalkit.scoring.predictions import (
     load_predictions,
     safe_name,
@@ -29,8 +32,13 @@ def evaluate(
     run_id: Annotated[str | None, typer.Option(help="Name of this evaluation (default: a timestamp).")] = None,
     out: Annotated[Path, typer.Option(help="Where reports go.")] = Path("reports/evaluations"),
     concurrency: Annotated[int, typer.Option(min=1)] = 2,
+    integrity: Annotated[
+        str, typer.Option(help="`fail`: a patch that tampers with the test run is unresolved; `flag`: only reported.")
+    ] = "fail",
 ) -> None:
     """Score SWE-bench-format predictions against a suite's hidden tests; write per-instance reports."""
+    if integrity not in ("fail", "flag"):
+        raise EvalkitError(f"--integrity {integrity}: choose fail or flag")
     loaded = _load(suite)
     preds = load_predictions(predictions)
     known = {t.id: t for t in loaded.tasks}
@@ -55,9 +63,16 @@ def evaluate(
                 result = CorrectnessResult(task_id=pred.instance_id, error=str(error))
                 record(pred, result)
 
+            def judge(pred) -> CorrectnessResult:
+                patch = pred.model_patch or ""
+                result = evaluate_patch(known[pred.instance_id], patch, backend)
+                report = scan_attempt([], patch, result.integrity_flags, [r.label() for r in result.restored])
+                verdict = counts_as_resolved(result.resolved, report, integrity)  # type: ignore[arg-type]
+                return result.model_copy(update={"resolved": verdict, "integrity_flags": report.flags})
+
             fan_out(
                 jobs,
-                lambda p: evaluate_patch(known[p.instance_id], p.model_patch or "", backend),
+                judge,
                 backend=backend,
                 concurrency=concurrency,
                 on_result=record,

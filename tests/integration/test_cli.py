@@ -6,8 +6,10 @@ import subprocess
 import time
 
 import pytest
+from cheats import PATCH_REPORTS
 from conftest import DEMO_SUITE, EVALKIT
 from conftest import run_evalkit as evalkit
+from toy import BASE_FILES, diff_of
 
 from evalkit.sandbox.containers import (
     LABEL_OWNER,
@@ -46,10 +48,13 @@ def test_validate_json_flag_alone_prints_rows(toy_suite_dir, docker_engine):
 
 def test_evaluate_swebench_predictions_writes_per_instance_reports(toy_suite_dir, toy_task, tmp_path, docker_engine):
     predictions = tmp_path / "preds.jsonl"
+    wrong_power = BASE_FILES["calc/__init__.py"] + "\n\ndef power(a, b):\n    return 0\n"
+    cheat_patch = diff_of(toy_suite_dir / "repos" / "calc", {"calc/__init__.py": wrong_power + PATCH_REPORTS})
     records = [
         {"instance_id": "calc-power", "model_name_or_path": "gold/model", "model_patch": toy_task.patch},
         {"instance_id": "calc-power", "model_name_or_path": "empty", "model_patch": ""},
         {"instance_id": "not-in-suite", "model_name_or_path": "empty", "model_patch": ""},
+        {"instance_id": "calc-power", "model_name_or_path": "cheat", "model_patch": cheat_patch},
     ]
     predictions.write_text("\n".join(json.dumps(r) for r in records))
     result = evalkit("evaluate", predictions, "--suite", toy_suite_dir, "--run-id", "t1", "--out", tmp_path / "ev")
@@ -60,6 +65,9 @@ def test_evaluate_swebench_predictions_writes_per_instance_reports(toy_suite_dir
     assert (tmp_path / "ev/t1/gold__model/calc-power/test_output.txt").read_text()
     summary = json.loads((tmp_path / "ev/t1/empty.report.json").read_text())
     assert summary["empty_patch_ids"] == ["calc-power"] and summary["resolved_instances"] == 0
+    cheat = json.loads((tmp_path / "ev/t1/cheat/calc-power/report.json").read_text())["calc-power"]
+    assert not cheat["resolved"]  # the hidden tests passed, but only because pytest's reports were patched
+    assert any("TestReport" in flag["evidence"] for flag in cheat["integrity_flags"])
 
 
 def start_validation_with_a_live_container(client, stderr=subprocess.DEVNULL):
