@@ -60,7 +60,7 @@ def diff_of(snapshot: Path, edits: dict[str, str | None]) -> str:
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(content)
-    _git(work, "add", "-A")
+    _git(work, "add", "--all", "--force")  # as an agent may: ignored files too
     diff = _git(work, "diff", "--cached")
     subprocess.run(["rm", "-rf", str(work)], check=True)
     return diff

@@ -49,8 +49,9 @@ def _text(sandbox: Sandbox, command: str) -> str | None:
 
 def changed_in_sandbox(sandbox: Sandbox, base_commit: str) -> dict[str, str]:
     """Every path that differs from the base commit (both sides of a rename) → its git status
-    letter (A added, M modified, D deleted, T type changed)."""
-    out = _text(sandbox, f"git add --all && git diff --cached --name-status -z --no-renames {base_commit}")
+    letter (A added, M modified, D deleted, T type changed). `--force`: a candidate that also
+    brings a .gitignore naming its own conftest.py must not hide it from the restoration."""
+    out = _text(sandbox, f"git add --all --force && git diff --cached --name-status -z --no-renames {base_commit}")
     fields = [f for f in (out or "").split("\0") if f]
     return dict(zip(fields[1::2], fields[0::2], strict=False))
 

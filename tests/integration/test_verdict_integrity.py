@@ -62,6 +62,10 @@ STUB = {"calc/__init__.py": CALC + WRONG_POWER}  # collects, and fails the hidde
 ATTACKS = {
     "conftest hook": ({**STUB, "conftest.py": FORCE_PASS_PLUGIN}, None),
     "conftest in the test folder": ({**STUB, "tests/conftest.py": FORCE_PASS_PLUGIN}, None),
+    "conftest hidden from git by a .gitignore": (
+        {**STUB, "conftest.py": FORCE_PASS_PLUGIN, ".gitignore": "conftest.py\n"},
+        None,
+    ),
     "pyproject addopts plugin": (
         {**STUB, "force_pass.py": FORCE_PASS_PLUGIN, "pyproject.toml": PYPROJECT_ADDOPTS},
         None,
