@@ -133,6 +133,7 @@ def evaluate_patch(task: Task, patch: str, backend: SandboxBackend) -> Correctne
                 run = prepare_run(sandbox)
                 command = guarded_command(task.tests.command, run, listed_test_files(task))
                 executed = sandbox.exec(command, timeout=task.tests.timeout_s, output_limit=LOG_LIMIT)
+                sandbox.kill_all()  # nothing the code under test left running may touch the reports now
                 timings["tests"] = time.monotonic() - mark
                 log.append(f"$ {command}  (exit {executed.exit_code})\n{executed.stdout}{executed.stderr}")
                 junit = None
