@@ -174,7 +174,9 @@ def test_runner_settings_are_put_back_but_the_rest_of_the_file_is_kept(toy_task,
 
 
 def test_a_daemon_cannot_rewrite_the_reports_after_pytest_exits(toy_task, toy_suite_dir, backend):
-    """Even with the diff rules aside: every process of the sandbox user is killed as pytest ends."""
+    """Even with the diff rules aside: every process of the sandbox user is killed as pytest ends
+    (a rewrite caught half-way leaves an unreadable report, which resolves nothing either)."""
     edits, _ = ATTACKS["a daemon rewrites both reports after pytest exits"]
-    result = evaluate_patch(toy_task, diff_of(toy_suite_dir / "repos" / "calc", edits), backend)
-    assert result.tests_ran and not result.resolved, result.log[-2000:]
+    for _ in range(3):
+        result = evaluate_patch(toy_task, diff_of(toy_suite_dir / "repos" / "calc", edits), backend)
+        assert not result.resolved, result.log[-2000:]
