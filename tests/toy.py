@@ -45,8 +45,9 @@ def _git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
-def diff_of(snapshot: Path, edits: dict[str, str | None]) -> str:
-    """The git diff that turns `snapshot` into `snapshot` + `edits` (None deletes a file)."""
+def diff_of(snapshot: Path, edits: dict[str, str | bytes | None]) -> str:
+    """The git diff that turns `snapshot` into `snapshot` + `edits` (None deletes a file; bytes are
+    written as they are and carried as a binary patch)."""
     work = snapshot.parent / f".diff-{abs(hash(tuple(sorted(edits))))}"
     subprocess.run(["rm", "-rf", str(work)], check=True)
     subprocess.run(["cp", "-r", str(snapshot), str(work)], check=True)
@@ -59,9 +60,12 @@ def diff_of(snapshot: Path, edits: dict[str, str | None]) -> str:
             path.unlink()
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(content)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content)
     _git(work, "add", "--all", "--force")  # as an agent may: ignored files too
-    diff = _git(work, "diff", "--cached")
+    diff = _git(work, "diff", "--cached", "--binary")
     subprocess.run(["rm", "-rf", str(work)], check=True)
     return diff
 

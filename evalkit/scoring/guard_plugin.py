@@ -13,7 +13,10 @@ JUnit file alone:
 - pytest and unittest functions that decide outcomes but no longer come from their own module's
   file (monkeypatched by the code under test or a start-up hook), checked at start and at the end.
 A missing report means the run never reached the end through this plugin (pytest replaced,
-the plugin unregistered, the process killed).
+the plugin unregistered, the process killed). The report is written once, last, in
+pytest_unconfigure, after every other process of the same user that is not an ancestor of this
+one has been killed: a daemon the code under test left behind cannot rewrite it afterwards, and a
+JUnit file it rewrote before then disagrees with the report.
 """
 
 import hashlib
@@ -104,6 +107,27 @@ def _check_critical(moment):
                 _state["tampered"].append("%s now comes from %s (seen at the %s)" % (name, where, moment))
 
 
+def _kill_strays():
+    """SIGKILL every process of this user that is neither this process nor one of its ancestors."""
+    keep, pid = set(), os.getpid()
+    while pid > 1 and pid not in keep:
+        keep.add(pid)
+        try:
+            with open("/proc/%d/stat" % pid) as handle:
+                pid = int(handle.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    uid = os.getuid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) in keep:
+            continue
+        try:
+            if os.stat("/proc/" + entry).st_uid == uid:
+                os.kill(int(entry), 9)
+        except OSError:
+            pass
+
+
 def _write():
     if not REPORT:
         return
@@ -149,9 +173,9 @@ def pytest_runtest_logreport(report):
 def pytest_sessionfinish(session, exitstatus):
     _check_critical("end")
     _state["finished"] = True
-    _write()
 
 
 def pytest_unconfigure(config):
     _check_critical("end")
+    _kill_strays()
     _write()

@@ -45,7 +45,7 @@ from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
 from evalkit.scoring.integrity import FlagKind, IntegrityFlag
-from evalkit.scoring.test_infra import SHADOWS_RUNNER, STARTUP_HOOK, plan_for
+from evalkit.scoring.test_infra import COMPILED_CODE, SHADOWS_RUNNER, STARTUP_HOOK, plan_for
 from evalkit.tasks.test_paths import is_test_path
 
 _HOOK_PREFIXES = (
@@ -117,7 +117,7 @@ def scan_source_diff(patch: str) -> list[IntegrityFlag]:
         if patched.is_removed_file or is_test_path(path):
             continue
         plan = plan_for(path, new=patched.is_added_file)
-        if plan is not None and plan.reason in (STARTUP_HOOK, SHADOWS_RUNNER):
+        if plan is not None and plan.reason in (STARTUP_HOOK, SHADOWS_RUNNER, COMPILED_CODE):
             flags.append(_flag(f"{path}: {plan.reason}"))
         if path.endswith(".py"):
             added = [(line.target_line_no, line.value) for hunk in patched for line in hunk if line.is_added]

@@ -5,7 +5,9 @@ Everything in an agent's change that can alter how tests are collected, run or r
 back before they run (pure functions here; `test_run.py` does it in the scoring sandbox):
 
 - whole files: everything under the test folders (`evalkit.tasks.test_paths`, `conftest.py`
-  anywhere included), `pytest.ini` / `.pytest.ini`, start-up hooks (`sitecustomize.py`,
+  anywhere included), new compiled code (`*.pyc` / `__pycache__/`, which an unchecked-hash pyc
+  makes Python import instead of the source beside it; `*.so` / `*.pyd` extension modules, which
+  win over a `.py` of the same name), `pytest.ini` / `.pytest.ini`, start-up hooks (`sitecustomize.py`,
   `usercustomize.py`, `*.pth`), modules that would shadow the runner at an import root (`pytest.py`,
   `_pytest/`, `pluggy/`, `py.py`, `evalkit_guard*`), and a `setup.py` that newly declares `pytest11`
   entry points;
@@ -40,6 +42,8 @@ STARTUP_HOOKS = ("sitecustomize.py", "usercustomize.py")
 SHADOWING_ROOTS = ("pytest.py", "py.py", "_pytest", "pluggy", "iniconfig")
 GUARD_PREFIX = "evalkit_guard"
 PYTEST_INI = ("pytest.ini", ".pytest.ini")
+COMPILED = (".pyc", ".pyo", ".so", ".pyd")
+COMPILED_CODE = "compiled code that would be imported instead of the source"
 STARTUP_HOOK = "start-up hook"
 SHADOWS_RUNNER = "shadows the test runner"
 IMPORT_ROOTS = ("", "src")
@@ -93,6 +97,8 @@ def plan_for(path: str, reference_paths: Iterable[str] = (), new: bool = True) -
     name = posixpath.basename(path)
     whole_allowed = path not in set(reference_paths)
     entries = _import_root_entries(path)
+    if new and (name.endswith(COMPILED) or "__pycache__/" in f"{path}/"):
+        return FilePlan(path, "whole", COMPILED_CODE, True) if whole_allowed else None
     if name in STARTUP_HOOKS or name.endswith(".pth"):
         return FilePlan(path, "whole", STARTUP_HOOK, True) if whole_allowed else None
     if new and any(e in SHADOWING_ROOTS or e.startswith(GUARD_PREFIX) for e in entries):

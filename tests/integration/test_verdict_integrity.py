@@ -4,7 +4,10 @@ resolves nothing; the honest reference resolves with no flag. (Every attack here
 toy task before the defence: the runner trusted the candidate's conftest, config, start-up hooks
 and the JUnit file.)"""
 
+import py_compile
+import tempfile
 import textwrap
+from pathlib import Path
 
 import pytest
 from cheats import FORCE_PASS_PLUGIN, PATCH_REPORTS, SITECUSTOMIZE_CHEAT
@@ -89,6 +92,15 @@ FAKE_PYTEST = textwrap.dedent(
 PYPROJECT_ADDOPTS = '[tool.pytest.ini_options]\naddopts = "-p force_pass"\n'
 SETUP_CFG_ADDOPTS = "[metadata]\nname = calc\n\n[tool:pytest]\naddopts = -p force_pass\n"
 INI_ADDOPTS = "[pytest]\naddopts = -p force_pass\n"
+def _unchecked_pyc(source: str) -> bytes:
+    """Bytecode of `source` that Python imports without comparing it with the .py beside it."""
+    with tempfile.TemporaryDirectory() as folder:
+        py, pyc = Path(folder, "m.py"), Path(folder, "m.pyc")
+        py.write_text(source)
+        py_compile.compile(str(py), str(pyc), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+        return pyc.read_bytes()
+
+
 STARTUP_ON_PATH = "export PYTHONPATH=/workspace${PYTHONPATH:+:$PYTHONPATH}; python -m pytest"
 
 STUB = {"calc/__init__.py": CALC + WRONG_POWER}  # collects, and fails the hidden tests
@@ -110,6 +122,10 @@ ATTACKS = {
     "source patches pytest reports": ({"calc/__init__.py": CALC + WRONG_POWER + PATCH_REPORTS}, None),
     "source rewrites the JUnit file at exit": ({"calc/__init__.py": CALC + WRONG_POWER + REWRITE_JUNIT_AT_EXIT}, None),
     "a pytest.py that shadows pytest": ({"pytest.py": FAKE_PYTEST}, None),
+    "bytecode that is not the source": (
+        {**STUB, "calc/__pycache__/__init__.cpython-311.pyc": _unchecked_pyc(CALC + POWER)},
+        None,
+    ),
     "a daemon rewrites both reports after pytest exits": (
         {"calc/__init__.py": CALC + WRONG_POWER + REWRITE_FROM_A_DAEMON},
         None,

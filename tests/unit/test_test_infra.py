@@ -36,6 +36,8 @@ testpaths = ["tests"]
         ("src/_pytest/runner.py", "whole", True),
         ("pluggy/__init__.py", "whole", True),
         ("evalkit_guard_abc.py", "whole", True),
+        ("calc/__pycache__/__init__.cpython-311.pyc", "whole", True),
+        ("calc/fast.cpython-311-x86_64-linux-gnu.so", "whole", True),
         ("pyproject.toml", "settings", True),
         ("setup.cfg", "settings", True),
         ("tox.ini", "settings", True),
