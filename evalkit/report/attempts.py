@@ -1,5 +1,5 @@
 """One attempt's detail, the content of `attempts/<n>.js`: the trajectory as a reader follows it,
-the hidden tests' log, the patch, the facts and the scores."""
+the hidden tests' log, the patch, the facts, the scores and the integrity report."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from evalkit.agent.trajectory import read_trajectory
-from evalkit.report.runs_data import AttemptRef, attempt_status
+from evalkit.report.runs_data import AttemptRef, attempt_resolved, attempt_tests_passed
 
 TEST_LOG_CHARS = 20_000
 
@@ -126,7 +126,8 @@ def attempt_detail(ref: AttemptRef, siblings: list[list[Any]], prompts: dict[str
     first_user = next(
         (e["content"] for e in trajectory if e.get("kind") == "message" and e.get("role") == "user"), None
     )
-    score = run.scores.get(record.key)
+    score = ref.score
+    integrity = ref.integrity
     return {
         "n": ref.n,
         "suite": ref.suite,
@@ -134,8 +135,13 @@ def attempt_detail(ref: AttemptRef, siblings: list[list[Any]], prompts: dict[str
         "task_id": record.task_id,
         "model": record.model,
         "sample": record.sample,
-        "status": attempt_status(record),
-        "resolved": record.resolved,
+        "status": ref.status,
+        "resolved": attempt_resolved(record, score),
+        "tests_resolved": attempt_tests_passed(record, score),
+        "integrity": {
+            **integrity.model_dump(mode="json"),  # verdict, flags (kind, evidence, step, source), restored
+            "from": "scores.jsonl" if score else "results.jsonl",
+        },
         "stop_reason": record.stop_reason,
         "error": record.error,
         "prompt": first_user if first_user is not None else prompts.get(record.task_id),
@@ -152,10 +158,10 @@ def attempt_detail(ref: AttemptRef, siblings: list[list[Any]], prompts: dict[str
             "faults": record.faults,
             "retries": record.retries,
         },
-        "scores": score.model_dump(exclude={"run_id", "task_id", "model", "sample"}) if score else None,
+        "scores": score.model_dump(exclude={"run_id", "task_id", "model", "sample", "integrity"}) if score else None,
         "tests": {"fail_to_pass": record.fail_to_pass.model_dump(), "pass_to_pass": record.pass_to_pass.model_dump()},
         "test_log": log,
         "trajectory": trajectory,
         "trajectory_note": note,
-        "siblings": siblings,  # [n, sample, status, run] of every sample of this task, model and run
+        "siblings": siblings,  # [n, sample, status, run, integrity verdict] of every sample of this task, model and run
     }

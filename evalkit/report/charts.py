@@ -7,14 +7,23 @@ from __future__ import annotations
 
 import datetime
 import importlib.metadata
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from evalkit.errors import EvalkitError
-from evalkit.report.runs_data import BENCHMARK_LABELS, AttemptRef, LoadedRun, Published, attempt_status
+from evalkit.report.runs_data import (
+    BENCHMARK_LABELS,
+    AttemptRef,
+    LoadedRun,
+    Published,
+    attempt_integrity,
+    attempt_resolved,
+    attempt_tests_passed,
+)
 from evalkit.scoring.run_scores import SUMMARY, results_frame, summarize
 from evalkit.stats.reference import shipped_reference
 from evalkit.stats.suite_stats import MEASURES, task_figures
@@ -22,7 +31,8 @@ from evalkit.stats.suite_stats import summarize as summarize_figures
 from evalkit.tasks import load_suite
 
 AXES = ("quality", "efficiency", "interaction", "composite", "judge")
-ATTEMPT_COLUMNS = ("n", "task", "model", "sample", "status", "run")  # the compact rows of `attempts` in the page
+# the compact rows of `attempts` in the page; `integrity` is the verdict, `flags` the kinds flagged
+ATTEMPT_COLUMNS = ("n", "task", "model", "sample", "status", "run", "integrity", "flags")
 
 
 # -- the Pareto frontier --------------------------------------------------------------------------
@@ -43,6 +53,15 @@ def pareto_frontier(points: Sequence[tuple[float, float]]) -> list[int]:
 class Interval(BaseModel):
     mean: float | None
     ci95: list[float] | None
+
+
+class IntegrityCounts(BaseModel):
+    """A model's attempts by integrity verdict (summary.json's `integrity` entry)."""
+
+    fail: int = 0
+    warn: int = 0
+    unresolved_by_integrity: int = 0  # the hidden tests passed, the failing verdict withheld it
+    kinds: dict[str, int] = Field(default_factory=dict)  # flag kind → attempts flagged with it
 
 
 class RunInfo(BaseModel):
@@ -82,6 +101,7 @@ class ModelRow(BaseModel):
     cost_per_task: float | None
     cost_per_resolved: float | None
     stop_reasons: dict[str, int]
+    integrity: IntegrityCounts
     published: dict[str, float]
     pareto: bool = False
     source: str  # "summary.json", or "recomputed" from scores.jsonl when the summary lacks the model
@@ -103,7 +123,7 @@ class SuiteBoard(BaseModel):
     models: list[ModelRow]  # by resolved rate, best first
     frontier: list[str]  # labels of the rows on the Pareto frontier, by increasing cost
     tasks: list[str]
-    attempts: list[list[Any]]  # ATTEMPT_COLUMNS: n, task index, row index in `models`, sample, r/f/e, run index
+    attempts: list[list[Any]]  # ATTEMPT_COLUMNS: n, task, row in `models`, sample, r/x/f/e, run, verdict, kinds
     stats: SuiteStats | None
     stats_note: str | None
 
@@ -139,9 +159,26 @@ def _model_entry(model: str, run: LoadedRun) -> tuple[dict | None, str]:
     return (entries[0] if entries else None), "recomputed"
 
 
+def _integrity_counts(model: str, run: LoadedRun) -> IntegrityCounts:
+    """The summary's integrity counts recomputed from the scores rows (the records' where a row is
+    missing), for a summary.json written before integrity existed."""
+    attempts = [(r, run.scores.get(r.key)) for r in run.records if r.model == model]
+    reports = [attempt_integrity(record, score) for record, score in attempts]
+    return IntegrityCounts(
+        fail=sum(report.verdict == "fail" for report in reports),
+        warn=sum(report.verdict == "warn" for report in reports),
+        unresolved_by_integrity=sum(
+            attempt_tests_passed(record, score) and not attempt_resolved(record, score) for record, score in attempts
+        ),
+        kinds=dict(sorted(Counter(kind for report in reports for kind in report.kinds()).items())),
+    )
+
+
 def _model_row(model: str, label: str, run: LoadedRun, published: Published) -> ModelRow:
     entry, source = _model_entry(model, run)
     entry = entry or {}
+    if not entry.get("integrity"):  # a summary.json from before integrity
+        entry = {**entry, "integrity": _integrity_counts(model, run).model_dump()}
     records = [r for r in run.records if r.model == model]
     api_model = (run.manifest.models.get(model) or {}).get("model")
     attempts = entry.get("attempts", len(records))
@@ -154,7 +191,7 @@ def _model_row(model: str, label: str, run: LoadedRun, published: Published) -> 
         attempts=attempts,
         tasks=entry.get("tasks", len({r.task_id for r in records})),
         samples=entry.get("samples", 0),
-        resolved=entry.get("resolved", sum(r.resolved for r in records)),
+        resolved=entry.get("resolved", sum(attempt_resolved(r, run.scores.get(r.key)) for r in records)),
         errors=entry.get("errors", 0),
         resolved_rate=_interval(entry.get("resolved_rate")) or Interval(mean=None, ci95=None),
         pass_at_k=entry.get("pass_at_k", {}),
@@ -166,6 +203,7 @@ def _model_row(model: str, label: str, run: LoadedRun, published: Published) -> 
         cost_per_task=entry.get("cost_per_task"),
         cost_per_resolved=entry.get("cost_per_resolved"),
         stop_reasons=entry.get("stop_reasons", {}),
+        integrity=IntegrityCounts.model_validate(entry["integrity"]),
         published={**published.get(api_model or "", {}), **published.get(model, {})},
         source=source,
     )
@@ -243,11 +281,11 @@ def _suite_board(
     refs, attempts = [], []
     for run in suite_runs:
         for record in run.records:
-            n = first + len(refs)
-            refs.append(AttemptRef(n, run, record, name))
+            ref = AttemptRef(first + len(refs), run, record, name)
+            refs.append(ref)
             row_at = row_index[(run.manifest.run_id, record.model)]
-            row = [n, task_index[record.task_id], row_at, record.sample, attempt_status(record)]
-            attempts.append([*row, run_index[run.manifest.run_id]])
+            row = [ref.n, task_index[record.task_id], row_at, record.sample, ref.status, run_index[run.manifest.run_id]]
+            attempts.append([*row, ref.integrity.verdict, ref.integrity.kinds()])
     stats, prompts, note = _suite_stats(path)
     board = SuiteBoard(
         name=name,

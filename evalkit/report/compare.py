@@ -22,6 +22,12 @@ on either side are left out: they say nothing about the model, and resuming the 
 
 Below about 20 tasks the percentile bootstrap runs liberal (measured: about 2 × alpha false
 alarms at 8 tasks, about alpha at 20 and 50); the comparison says so in a note.
+
+An integrity section (`compare_integrity`) counts each side's paired attempts the integrity scan
+failed or warned about, and lists the pairs newly failed in the new run; it never sets the exit
+code, since a failing verdict is already unresolved. Beside this module: the record
+(`compare_record`), the tests (`compare_stats`), the terminal, markdown and JUnit outputs
+(`compare_output`).
 """
 
 from __future__ import annotations
@@ -30,21 +36,26 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 import pandas as pd
-from junitparser import Failure, JUnitXml, TestCase, TestSuite
-from pydantic import BaseModel, Field, computed_field
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-from scipy import stats
 
 from evalkit.errors import EvalkitError
+from evalkit.report.compare_integrity import COLUMNS as INTEGRITY_COLUMNS
+from evalkit.report.compare_integrity import compare_integrity, has_integrity, with_integrity
+from evalkit.report.compare_output import (
+    comparison_table,
+    headline,
+    junit_report,
+    markdown_report,
+    print_comparison,
+    verdict_text,
+)
+from evalkit.report.compare_record import AxisResult, Comparison, Flip, TaskOutcome, Verdict
+from evalkit.report.compare_stats import axis_verdict, mcnemar_exact, paired_bootstrap
 from evalkit.results import load_results
 from evalkit.runs.store import RERUN_STOP_REASONS, RESULTS, RunStore
-from evalkit.scoring.aggregate import bootstrap_mean
 from evalkit.scoring.predictions import write_atomic
 from evalkit.scoring.run_scores import SUMMARY
 
@@ -56,138 +67,23 @@ REQUIRED_COLUMNS = ("task_id", "model", "sample", *AXES)
 KEY = ["task_id", "sample"]
 FEW_TASKS = 20  # below this the percentile bootstrap runs liberal (≈ 2 × alpha false alarms at 8 tasks)
 
-Verdict = Literal["regression", "small_drop", "improvement", "no_change"]
-
-
-# -- the comparison record -----------------------------------------------------------------------
-class AxisResult(BaseModel):
-    """One axis, base against new, over the paired tasks."""
-
-    axis: str
-    test: Literal["mcnemar-exact", "paired-bootstrap"]
-    tasks: int  # tasks with a value on both sides
-    base: float  # mean over tasks, samples averaged per task first
-    new: float
-    diff: float  # new − base
-    ci_low: float  # paired bootstrap percentile interval of diff, level 1 − alpha
-    ci_high: float
-    p_worse: float  # one-sided p-value of "new is worse"
-    p_better: float  # one-sided p-value of "new is better"
-    verdict: Verdict
-    deciding: bool
-    base_only: int | None = None  # resolved only: attempt pairs resolved in base and not in new
-    new_only: int | None = None  # ... and the reverse
-
-    @computed_field
-    @property
-    def regression(self) -> bool:
-        return self.verdict == "regression"
-
-
-class Flip(BaseModel):
-    task_id: str
-    sample: int
-
-
-class TaskOutcome(BaseModel):
-    """One paired task's resolved rate on both sides (the JUnit test case of that task)."""
-
-    task_id: str
-    samples: int
-    base_resolved: float
-    new_resolved: float
-
-    @computed_field
-    @property
-    def dropped(self) -> bool:
-        return self.new_resolved < self.base_resolved
-
-
-class Comparison(BaseModel):
-    """Everything `evalkit compare` found; `model_dump()` is its JSON form."""
-
-    suite: str
-    base_run: str
-    new_run: str
-    base_model: str
-    new_model: str
-    pairs: int  # (task, sample) pairs compared
-    tasks: int
-    unpaired_base: int  # attempts of the base with no partner in the new run, ignored
-    unpaired_new: int
-    harness_failures: int  # pairs left out: a sandbox_error on either side
-    max_drop: float
-    alpha: float
-    resamples: int
-    seed: int
-    deciding_axes: list[str]
-    axes: list[AxisResult]
-    lost: list[Flip]  # resolved in base, unresolved in new
-    gained: list[Flip]  # unresolved in base, resolved in new
-    task_outcomes: list[TaskOutcome]
-    notes: list[str] = Field(default_factory=list)
-
-    @computed_field
-    @property
-    def regressions(self) -> list[str]:
-        """The deciding axes that regressed."""
-        return [a.axis for a in self.axes if a.deciding and a.regression]
-
-    @computed_field
-    @property
-    def regression(self) -> bool:
-        return bool(self.regressions)
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if self.regression else 0
-
-    def axis(self, name: str) -> AxisResult:
-        return next(a for a in self.axes if a.axis == name)
-
-
-# -- statistics (pure) -------------------------------------------------------------------------
-def mcnemar_exact(worse: int, better: int) -> float:
-    """One-sided exact McNemar p-value that new is worse: P(X ≥ worse) for X ~ Binomial(worse +
-    better, 1/2), the discordant pairs being equally likely either way under no change."""
-    total = worse + better
-    if total == 0:
-        return 1.0
-    return float(stats.binomtest(worse, total, 0.5, alternative="greater").pvalue)
-
-
-@dataclass(frozen=True)
-class BootstrapResult:
-    low: float
-    high: float
-    p_worse: float  # share of resampled mean differences ≥ 0 (the "new worse" hypothesis)
-    p_better: float  # share ≤ 0
-
-
-def paired_bootstrap(diffs: Sequence[float], confidence: float, resamples: int, seed: int) -> BootstrapResult:
-    """Percentile bootstrap of the mean paired difference (new − base per task), resampling tasks.
-    Constant differences need no resampling; a single task cannot show anything (p = 1)."""
-    data = np.asarray(diffs, dtype=float)
-    mean = float(data.mean())
-    if data.size < 2:
-        return BootstrapResult(mean, mean, 1.0, 1.0)
-    if np.all(data == data[0]):
-        return BootstrapResult(mean, mean, float(mean >= 0), float(mean <= 0))
-    low, high, spread = bootstrap_mean(data, confidence, resamples, seed)
-    return BootstrapResult(
-        low,
-        high,
-        float(np.mean(spread >= 0)),
-        float(np.mean(spread <= 0)),
-    )
-
-
-def _verdict(diff: float, p_worse: float, p_better: float, alpha: float, max_drop: float) -> Verdict:
-    if p_worse < alpha:
-        return "regression" if -diff > max_drop else "small_drop"
-    if p_better < alpha and diff > max_drop:
-        return "improvement"
-    return "no_change"
+__all__ = [  # the record and the outputs live beside this module; imported from here as before
+    "AxisResult",
+    "Comparison",
+    "Flip",
+    "TaskOutcome",
+    "Verdict",
+    "compare_command",
+    "compare_runs",
+    "comparison_table",
+    "headline",
+    "junit_report",
+    "markdown_report",
+    "mcnemar_exact",
+    "paired_bootstrap",
+    "print_comparison",
+    "verdict_text",
+]
 
 
 # -- input checks and pairing ----------------------------------------------------------------------
@@ -243,12 +139,14 @@ def pick_models(
 @dataclass(frozen=True)
 class _Pairs:
     """The paired attempts, one row per (task, sample) in that order; the columns of `base` and
-    `new` follow AXES (resolved as 0/1)."""
+    `new` follow AXES (resolved as 0/1); `*_integrity` are (verdicts, comma-joined kinds)."""
 
     task_ids: np.ndarray
     samples: np.ndarray
     base: np.ndarray
     new: np.ndarray
+    base_integrity: tuple[np.ndarray, np.ndarray]
+    new_integrity: tuple[np.ndarray, np.ndarray]
     unpaired_base: int
     unpaired_new: int
     harness_failures: int
@@ -256,7 +154,8 @@ class _Pairs:
 
 def _pair(base: pd.DataFrame, new: pd.DataFrame, base_label: str, new_label: str) -> _Pairs:
     stop = ["stop_reason"] if "stop_reason" in base and "stop_reason" in new else []
-    columns = [*KEY, *AXES, *stop]
+    columns = [*KEY, *AXES, *stop, *INTEGRITY_COLUMNS]
+    base, new = with_integrity(base), with_integrity(new)
     try:
         rows = pd.merge(base[columns], new[columns], on=KEY, suffixes=("_base", "_new"), validate="one_to_one")
     except pd.errors.MergeError:
@@ -276,11 +175,17 @@ def _pair(base: pd.DataFrame, new: pd.DataFrame, base_label: str, new_label: str
     def values(side: str) -> np.ndarray:
         return rows[[f"{a}_{side}" for a in AXES]].to_numpy(dtype=float)[~failures][order]
 
+    def integrity(side: str) -> tuple[np.ndarray, np.ndarray]:
+        verdicts, kinds = (rows[f"{c}_{side}"].to_numpy(dtype=str)[~failures][order] for c in INTEGRITY_COLUMNS)
+        return verdicts, kinds
+
     return _Pairs(
         task_ids[order],
         samples[order],
         values("base"),
         values("new"),
+        integrity("base"),
+        integrity("new"),
         len(base) - len(rows),
         len(new) - len(rows),
         int(failures.sum()),
@@ -379,7 +284,7 @@ def compare_runs(
                 ci_high=boot.high,
                 p_worse=p_worse,
                 p_better=p_better,
-                verdict=_verdict(diff, p_worse, p_better, alpha, max_drop),
+                verdict=axis_verdict(diff, p_worse, p_better, alpha, max_drop),
                 deciding=axis in deciding_axes,
                 **counts,
             )
@@ -387,6 +292,11 @@ def compare_runs(
     missing = [a for a in deciding_axes if a not in {r.axis for r in axes}]
     if missing:
         raise EvalkitError(f"{new_label}: no paired values on the deciding axis {', '.join(missing)}")
+
+    recorded = (has_integrity(base), has_integrity(new))
+    for label, known in zip((base_label, new_label), recorded, strict=True):
+        if not known:
+            notes.append(f"{label}: no integrity record (scored before integrity): its attempts count as clean")
 
     def flips(mask: np.ndarray) -> list[Flip]:
         return [Flip(task_id=pairs.task_ids[i], sample=int(pairs.samples[i])) for i in np.flatnonzero(mask)]
@@ -414,6 +324,7 @@ def compare_runs(
             TaskOutcome(task_id=t, samples=int(n), base_resolved=float(b), new_resolved=float(w))
             for t, n, b, w in zip(tasks, samples_per_task, base_means[:, 0], new_means[:, 0], strict=True)
         ],
+        integrity=compare_integrity(pairs.task_ids, pairs.samples, pairs.base_integrity, pairs.new_integrity, recorded),
         notes=notes,
     )
 
@@ -421,146 +332,6 @@ def compare_runs(
 def _run_id(frame: pd.DataFrame, label: str) -> str:
     ids = frame["run_id"].dropna().unique() if "run_id" in frame else []
     return str(ids[0]) if len(ids) == 1 else label
-
-
-# -- rendering -------------------------------------------------------------------------------------
-_VERDICT_TEXT = {
-    "small_drop": "drop within --max-drop",
-    "improvement": "improved",
-    "no_change": "no significant change",
-}
-
-
-def verdict_text(axis: AxisResult) -> str:
-    if axis.regression:
-        return "REGRESSION" if axis.deciding else "worse (not deciding)"
-    return _VERDICT_TEXT[axis.verdict]
-
-
-def headline(comparison: Comparison) -> str:
-    """`No regression` or `REGRESSION in resolved, composite`, plus non-deciding axes that got worse."""
-    text = f"REGRESSION in {', '.join(comparison.regressions)}" if comparison.regression else "No regression"
-    also = [a.axis for a in comparison.axes if a.regression and not a.deciding]
-    return f"{text}; also worse (not deciding): {', '.join(also)}" if also else text
-
-
-def _cells(axis: AxisResult) -> list[str]:
-    p = "<0.001" if axis.p_worse < 0.001 else f"{axis.p_worse:.3f}"
-    return [
-        axis.axis,
-        f"{axis.base:.3f}",
-        f"{axis.new:.3f}",
-        f"{axis.diff:+.3f}",
-        f"[{axis.ci_low:+.3f}, {axis.ci_high:+.3f}]",
-        p,
-        verdict_text(axis),
-    ]
-
-
-def _columns(comparison: Comparison) -> list[str]:
-    return ["axis", "base", "new", "diff", f"{1 - comparison.alpha:.0%} CI", "p (new worse)", "verdict"]
-
-
-def _flip_names(comparison: Comparison, flips: list[Flip]) -> list[str]:
-    several = any(t.samples > 1 for t in comparison.task_outcomes)
-    return [f"{f.task_id} #{f.sample}" if several else f.task_id for f in flips]
-
-
-def _setting(comparison: Comparison) -> str:
-    c = comparison
-    unpaired = f"; unpaired attempts ignored: {c.unpaired_base} base, {c.unpaired_new} new"
-    failures = f"; {c.harness_failures} pairs with a harness failure left out" if c.harness_failures else ""
-    return (
-        f"suite {c.suite}: base {c.base_run} ({c.base_model}) → new {c.new_run} ({c.new_model}), "
-        f"{c.pairs} pairs over {c.tasks} tasks{unpaired if c.unpaired_base or c.unpaired_new else ''}{failures}. "
-        f"Regression = one-sided p < {c.alpha:g} and a drop over {c.max_drop:g}; "
-        f"the exit code follows {', '.join(c.deciding_axes)}."
-    )
-
-
-def comparison_table(comparison: Comparison) -> Table:
-    table = Table(title=escape(f"{comparison.base_run} → {comparison.new_run}"))
-    for column in _columns(comparison):
-        table.add_column(escape(column), justify="left" if column in ("axis", "verdict") else "right")
-    for axis in comparison.axes:
-        style = "bold red" if axis.regression and axis.deciding else "yellow" if axis.regression else None
-        style = "green" if axis.verdict == "improvement" else style
-        table.add_row(*(escape(cell) for cell in _cells(axis)), style=style)
-    return table
-
-
-def print_comparison(comparison: Comparison, console: Console) -> None:
-    console.print(comparison_table(comparison))
-    console.print(escape(_setting(comparison)), highlight=False, soft_wrap=True)
-    for title, flips in (("resolved → unresolved", comparison.lost), ("unresolved → resolved", comparison.gained)):
-        names = _flip_names(comparison, flips)
-        console.print(f"{title} ({len(names)}): {escape(', '.join(names)) or '—'}", highlight=False, soft_wrap=True)
-    for note in comparison.notes:
-        console.print(f"[yellow]note[/] {escape(note)}", highlight=False, soft_wrap=True)
-    style = "bold red" if comparison.regression else "bold green"
-    console.print(f"[{style}]{escape(headline(comparison))}[/]", highlight=False, soft_wrap=True)
-
-
-def markdown_report(comparison: Comparison) -> str:
-    """A summary for a CI job summary or a PR comment: headline, table, flips, notes."""
-    columns = _columns(comparison)
-    lines = [
-        f"## {headline(comparison)}",
-        "",
-        _setting(comparison),
-        "",
-        "| " + " | ".join(columns) + " |",
-        "|" + "|".join("---" if c in ("axis", "verdict") else "---:" for c in columns) + "|",
-    ]
-    for axis in comparison.axes:
-        cells = _cells(axis)
-        if axis.regression:
-            cells[-1] = f"**{cells[-1]}**"
-        lines.append("| " + " | ".join(cells) + " |")
-    lines.append("")
-    for title, flips in (("Resolved → unresolved", comparison.lost), ("Unresolved → resolved", comparison.gained)):
-        names = _flip_names(comparison, flips)
-        listed = ", ".join(f"`{name}`" for name in names) or "none"
-        lines += [f"**{title} ({len(names)}):** {listed}", ""]
-    lines += [f"- note: {note}" for note in comparison.notes]
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def junit_report(comparison: Comparison) -> JUnitXml:
-    """One test case per paired task (failing when its resolved rate dropped: resolved →
-    unresolved with one sample) and one per deciding axis (failing when that axis regressed)."""
-    xml = JUnitXml("evalkit compare")
-    tasks = TestSuite(f"{comparison.suite}: tasks")
-    for outcome in comparison.task_outcomes:
-        case = TestCase(outcome.task_id, classname="evalkit.compare.tasks")
-        if outcome.dropped:
-            if outcome.samples == 1:
-                message = "resolved in the base run, unresolved in the new run"
-            else:
-                message = (
-                    f"resolved rate {outcome.base_resolved:.2f} → {outcome.new_resolved:.2f} "
-                    f"over {outcome.samples} samples"
-                )
-            case.result = [Failure(message)]
-        tasks.add_testcase(case)
-    axes = TestSuite(f"{comparison.suite}: axes")
-    for axis in comparison.axes:
-        if not axis.deciding:
-            continue
-        case = TestCase(axis.axis, classname="evalkit.compare.axes")
-        if axis.regression:
-            failure = Failure(
-                f"{axis.axis} {axis.base:.3f} → {axis.new:.3f} ({axis.diff:+.3f}, "
-                f"CI [{axis.ci_low:+.3f}, {axis.ci_high:+.3f}], p = {axis.p_worse:.4f})"
-            )
-            failure.text = headline(comparison)
-            case.result = [failure]
-        axes.add_testcase(case)
-    for suite in (tasks, axes):
-        suite.update_statistics()
-        xml.add_testsuite(suite)
-    xml.update_statistics()
-    return xml
 
 
 # -- the command body ------------------------------------------------------------------------------

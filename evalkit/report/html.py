@@ -35,7 +35,8 @@ from evalkit.report.charts import AXES, Leaderboard, build_leaderboard, pareto_f
 from evalkit.report.runs_data import (
     AttemptRef,
     Published,
-    attempt_status,
+    attempt_resolved,
+    attempt_tests_passed,
     load_run,
     merge_published,
     published_from_config,
@@ -121,7 +122,7 @@ def leaderboard_csv(board: Leaderboard) -> str:
         "resolved_rate", "resolved_ci_low", "resolved_ci_high",
         *(f"pass_at_{k}" for k in ks), *(f"best_of_{k}" for k in ks),
         *AXES, "median_tokens", "cost_usd", "cost_per_attempt", "cost_per_task", "cost_per_resolved",
-        "pareto", "errors", *(f"published_{b}" for b in benchmarks),
+        "pareto", "errors", "integrity_fail", "integrity_warn", *(f"published_{b}" for b in benchmarks),
     ]  # fmt: skip
     rows: list[list[Any]] = [header]
     for suite in board.suites:
@@ -134,25 +135,30 @@ def leaderboard_csv(board: Leaderboard) -> str:
                     *(row.pass_at_k.get(k) for k in ks), *(row.best_of_k.get(k) for k in ks),
                     *((row.axes[a].mean if row.axes[a] else None) for a in AXES),
                     row.median_tokens, row.cost_usd, row.cost_per_attempt, row.cost_per_task, row.cost_per_resolved,
-                    row.pareto, row.errors, *(row.published.get(b) for b in benchmarks),
+                    row.pareto, row.errors, row.integrity.fail, row.integrity.warn,
+                    *(row.published.get(b) for b in benchmarks),
                 ]
             )  # fmt: skip
     return _csv(rows)
 
 
 def attempts_csv(refs: Sequence[AttemptRef]) -> str:
-    """One row per attempt: the verdict and the main axes (`attempt` is the n of attempts/<n>.js)."""
+    """One row per attempt: the verdict and the main axes (`attempt` is the n of attempts/<n>.js);
+    `resolved` is the final verdict, `tests_resolved` what the hidden tests alone said, `integrity`
+    the integrity verdict and `integrity_flags` its kinds (comma-separated)."""
     header = [
-        "attempt", "suite", "run_id", "task_id", "model", "sample", "status", "resolved", "stop_reason", "error",
+        "attempt", "suite", "run_id", "task_id", "model", "sample", "status", "resolved", "tests_resolved",
+        "integrity", "integrity_flags", "stop_reason", "error",
         "correctness", "quality", "efficiency", "interaction", "composite", "judge", "cost_usd", "total_tokens",
         "turns", "tool_calls", "duration_s",
     ]  # fmt: skip
     rows: list[list[Any]] = [header]
     for ref in refs:
-        r, s = ref.record, ref.run.scores.get(ref.record.key)
+        r, s, integrity = ref.record, ref.score, ref.integrity
         rows.append(
             [
-                ref.n, ref.suite, r.run_id, r.task_id, r.model, r.sample, attempt_status(r), r.resolved, r.stop_reason,
+                ref.n, ref.suite, r.run_id, r.task_id, r.model, r.sample, ref.status, attempt_resolved(r, s),
+                attempt_tests_passed(r, s), integrity.verdict, ",".join(integrity.kinds()), r.stop_reason,
                 r.error, s and s.correctness.score, s and s.quality.score, s and s.efficiency.score,
                 s and s.interaction.score, s and s.composite, s and s.judge and s.judge.score,
                 s and s.efficiency.cost_usd, r.usage.get("total_tokens"), r.turns, r.tool_calls, r.duration_s,
@@ -233,7 +239,7 @@ def write_leaderboard(
     for ref in refs:
         key = (ref.run.manifest.run_id, ref.record.task_id, ref.record.model)
         siblings.setdefault(key, []).append(
-            [ref.n, ref.record.sample, attempt_status(ref.record), ref.run.manifest.run_id]
+            [ref.n, ref.record.sample, ref.status, ref.run.manifest.run_id, ref.integrity.verdict]
         )
     for ref in refs:
         detail = attempt_detail(

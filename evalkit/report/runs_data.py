@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from evalkit.errors import EvalkitError
 from evalkit.runs.store import MANIFEST, AttemptRecord, RunManifest, RunStore
 from evalkit.scoring.attempt_scores import AttemptScores
+from evalkit.scoring.integrity import IntegrityReport
 from evalkit.scoring.run_scores import SCORES, SUMMARY
 
 ERROR_STOPS = frozenset({"endpoint_error", "sandbox_error"})  # the endpoint or harness failed, not the model
@@ -153,10 +154,28 @@ def load_run(run_dir: Path) -> LoadedRun:
     return LoadedRun(store.dir, manifest, records, scores, summary)
 
 
-def attempt_status(record: AttemptRecord) -> str:
-    """`r` resolved, `e` an error the model is not to blame for, `f` failed."""
-    if record.resolved:
+def attempt_resolved(record: AttemptRecord, score: AttemptScores | None) -> bool:
+    """The final verdict: the scores.jsonl row's (re-scored, so authoritative), else the record's."""
+    return score.correctness.resolved if score is not None else record.resolved
+
+
+def attempt_integrity(record: AttemptRecord, score: AttemptScores | None) -> IntegrityReport:
+    """The integrity report: the scores.jsonl row's (re-scanned by `evalkit score`), else the record's."""
+    return score.integrity if score is not None else record.integrity
+
+
+def attempt_tests_passed(record: AttemptRecord, score: AttemptScores | None) -> bool:
+    """What the hidden tests alone said, before integrity."""
+    return bool(score.correctness.tests_resolved if score is not None else record.hidden_tests_passed)
+
+
+def attempt_status(record: AttemptRecord, score: AttemptScores | None) -> str:
+    """`r` resolved, `x` the hidden tests passed but a failing integrity verdict withheld it,
+    `e` an error the model is not to blame for, `f` failed."""
+    if attempt_resolved(record, score):
         return "r"
+    if attempt_tests_passed(record, score) and attempt_integrity(record, score).verdict == "fail":
+        return "x"
     return "e" if record.error or record.stop_reason in ERROR_STOPS else "f"
 
 
@@ -166,3 +185,15 @@ class AttemptRef:
     run: LoadedRun
     record: AttemptRecord
     suite: str
+
+    @property
+    def score(self) -> AttemptScores | None:
+        return self.run.scores.get(self.record.key)
+
+    @property
+    def status(self) -> str:
+        return attempt_status(self.record, self.score)
+
+    @property
+    def integrity(self) -> IntegrityReport:
+        return attempt_integrity(self.record, self.score)

@@ -41,7 +41,8 @@ TASKS = ("calc-power", "calc-power-again")
 
 
 def write_attempt(store: RunStore, task, model: str, endpoint_model: str, sample: int, **kind) -> None:
-    """One attempt as a run leaves it: its trajectory, then its row in results.jsonl."""
+    """One attempt as a run leaves it: its trajectory, then its row in results.jsonl (`integrity`:
+    what the scoring sandbox recorded; `command`: the one bash call, scanned by `evalkit score`)."""
     resolved = kind.get("resolved", False)
     patch = kind.get("patch", task.patch if resolved else "")
     tool_output = kind.get("tool_output", "3 passed")
@@ -51,7 +52,7 @@ def write_attempt(store: RunStore, task, model: str, endpoint_model: str, sample
     call = {
         "id": "c1",
         "type": "function",
-        "function": {"name": "bash", "arguments": json.dumps({"command": "pytest -q"})},
+        "function": {"name": "bash", "arguments": json.dumps({"command": kind.get("command", "pytest -q")})},
     }
     with TrajectoryWriter(store.dir / trajectory) as writer:
         writer.event("start", task_id=task.id, model=model, sample=sample, limits=task.limits.model_dump())
@@ -75,6 +76,8 @@ def write_attempt(store: RunStore, task, model: str, endpoint_model: str, sample
             model=model,
             sample=sample,
             resolved=resolved,
+            tests_resolved=kind.get("tests_resolved"),
+            integrity=kind.get("integrity", {}),
             stop_reason=stop,
             error=error,
             endpoint={"name": model, "model": endpoint_model},

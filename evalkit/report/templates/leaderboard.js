@@ -6,7 +6,10 @@
   "use strict";
   const DATA = JSON.parse(document.getElementById("leaderboard-data").textContent);
   const SVG_NS = "http://www.w3.org/2000/svg";
-  const STATUS = { r: "resolved", f: "failed", e: "error" };
+  const STATUS = { r: "resolved", x: "tests passed, integrity failed", f: "failed", e: "error" };
+  const CELL_KIND = { r: "all", x: "voided", f: "none", e: "error" };  // a sample's cell colour
+  const CELL_LABEL = { r: "resolved", x: "voided", f: "failed", e: "error" };
+  const FLAG_MARK = "\u2691";  // an integrity flag on an attempt (class "flag fail" or "flag warn")
   const AXIS_LABELS = {
     quality: "quality", efficiency: "efficiency", interaction: "interaction", composite: "composite", judge: "judge",
   };
@@ -122,6 +125,7 @@
       { label: "cost / task", value: (r) => r.cost_per_task, cell: (r) => usd(r.cost_per_task) },
       { label: "cost / resolved", value: (r) => r.cost_per_resolved, cell: (r) => usd(r.cost_per_resolved) },
       { label: "attempts", value: (r) => r.attempts, cell: (r) => int(r.attempts) },
+      { label: "integrity", value: (r) => r.integrity.fail * 1e6 + r.integrity.warn, cell: (r) => integrityCell(r.integrity) },
     );
     for (const [key, label] of Object.entries(DATA.benchmarks)) {
       columns.push({ label: label + " (published)", value: (r) => r.published[key] ?? null,
@@ -165,10 +169,25 @@
     return parts;
   }
 
+  // "3 fail · 1 warn" or "clean"; the kinds and their counts in the tooltip
+  function integrityCell(counts) {
+    const parts = [];
+    if (counts.fail) parts.push(h("span", { class: "flag fail", text: counts.fail + " fail" }));
+    if (counts.fail && counts.warn) parts.push(" · ");
+    if (counts.warn) parts.push(h("span", { class: "flag warn", text: counts.warn + " warn" }));
+    const kinds = Object.entries(counts.kinds || {}).map(([k, n]) => k + " × " + n).join(", ");
+    const title = parts.length
+      ? "attempts flagged: " + kinds + (counts.unresolved_by_integrity
+        ? "; " + counts.unresolved_by_integrity + " passed the hidden tests and were failed by integrity" : "")
+      : "no attempt flagged";
+    return h("span", { title }, parts.length ? parts : "clean");
+  }
+
   function tableNotes(suite) {
     const weights = suite.weights.map((w) => Object.entries(w).map(([k, v]) => k + " " + v.toFixed(2)).join(", "));
     const notes = [
-      "resolved: share of attempts whose change passes every hidden FAIL_TO_PASS and PASS_TO_PASS test; " +
+      "resolved: share of attempts whose change passes every hidden FAIL_TO_PASS and PASS_TO_PASS test and whose " +
+        "integrity verdict is not fail; " +
         "samples are averaged per task first, and the 95 % interval is a percentile bootstrap over tasks.",
       "pass@k: chance that at least one of k samples resolves the task (unbiased estimator, Chen et al. 2021); " +
         "best-of-k: expected best composite among k samples; both with k = the samples per task, shown when it is above 1.",
@@ -180,6 +199,9 @@
         "; a judge model's score, when there is one, is kept apart.",
       "median tokens: median total tokens per attempt. cost / task: total cost over the number of tasks (all samples of " +
         "a task together); cost / resolved: total cost over resolved attempts; unknown when a model has no price.",
+      "integrity: attempts whose integrity scan failed them (test or harness tampering: unresolved, composite 0) " +
+        "and those only flagged as a warning (git history, network, hidden-test probes, writes outside the " +
+        "workspace); hover for the kinds. An attempt that changed nothing scores 0 on every axis.",
       "◆ marks the Pareto frontier of the chart below. A model tried in several runs of this suite (a baseline " +
         "and a new run) has a row per run, labelled with the run id.",
     ];
@@ -284,6 +306,20 @@
   }
 
   // -- tasks × models --------------------------------------------------------------------------
+  // the worst integrity verdict among a cell's attempts (columns 6 and 7: verdict, kinds) as a marker,
+  // titled with each verdict's attempts and kinds
+  function integrityFlag(list) {
+    const parts = ["fail", "warn"].map((verdict) => {
+      const flagged = list.filter((a) => a[6] === verdict);
+      const kinds = [...new Set(flagged.flatMap((a) => a[7] || []))].sort();
+      return flagged.length ? flagged.length + " integrity " + verdict + " (" + kinds.join(", ") + ")" : null;
+    }).filter(Boolean);
+    if (!parts.length) return null;
+    const verdict = list.some((a) => a[6] === "fail") ? "fail" : "warn";
+    const title = parts.join(", ");
+    return { title, node: h("span", { class: "flag " + verdict, title, text: " " + FLAG_MARK }) };
+  }
+
   function matrix(suite) {
     const M = suite.models.length;
     const cells = new Map();
@@ -308,11 +344,15 @@
         const n = list.length;
         const k = list.filter((a) => a[4] === "r").length;
         const errors = list.filter((a) => a[4] === "e").length;
+        const voided = list.filter((a) => a[4] === "x").length;
         if (k) solvedBy += 1;
-        const kind = k === n ? "all" : k > 0 ? "some" : errors ? "error" : "none";
-        const label = n > 1 ? k + "/" + n : STATUS[list[0][4]];
-        const title = r.label + " on " + task + ": " + k + " of " + n + " resolved" + (errors ? ", " + errors + " error(s)" : "");
-        put(tr, h("td", null, h("button", { type: "button", class: "cell " + kind, title, "data-attempt": list[0][0], text: label })));
+        const kind = k === n ? "all" : k > 0 ? "some" : voided ? "voided" : errors ? "error" : "none";
+        const label = n > 1 ? k + "/" + n : CELL_LABEL[list[0][4]];
+        const flag = integrityFlag(list);
+        const title = r.label + " on " + task + ": " + k + " of " + n + " resolved" + (errors ? ", " + errors + " error(s)" : "") +
+          (voided ? ", " + voided + " passed the hidden tests but failed integrity" : "") + (flag ? "; " + flag.title : "");
+        put(tr, h("td", null, h("button", { type: "button", class: "cell " + kind, title, "data-attempt": list[0][0] },
+          label, flag ? flag.node : null)));
       });
       put(tr, h("td", { text: solvedBy + "/" + tried }));
       tbody.appendChild(tr);
@@ -331,6 +371,9 @@
       h("span", null, h("span", { class: "cell all", text: "resolved" })), h("span", null, h("span", { class: "cell some", text: "k/n" }),
         " some samples resolved"), h("span", null, h("span", { class: "cell none", text: "failed" })),
       h("span", null, h("span", { class: "cell error", text: "error" }), " endpoint or harness error, nothing resolved"),
+      h("span", null, h("span", { class: "cell voided", text: CELL_LABEL.x }), " the hidden tests passed, the integrity scan failed it"),
+      h("span", null, h("span", { class: "flag fail", text: FLAG_MARK }), " / ", h("span", { class: "flag warn", text: FLAG_MARK }),
+        " an integrity flag that fails / only warns (hover for the kinds)"),
       h("span", { text: "Click a cell for the attempt: prompt, diff, scores, hidden tests, trajectory." }));
     return h("div", null, h("div", { class: "filter" }, filter), legend,
       h("div", { class: "matrix-wrap" }, h("table", { class: "matrix" }, h("thead", null, head), tbody)));
@@ -436,18 +479,23 @@
     const parts = [];
     parts.push(h("p", null,
       h("span", { class: "badge " + d.status, text: STATUS[d.status] }),
+      d.integrity.verdict !== "clean" ? h("span", { class: "badge " + d.integrity.verdict, text: "integrity: " + d.integrity.verdict }) : null,
       h("span", { class: "badge", text: "stop: " + d.stop_reason }),
       d.error ? h("span", { class: "badge e", text: "error: " + d.error }) : null,
       h("span", { class: "meta", text: "run " + d.run_id + " · suite " + d.suite + " · attempt " + d.n })));
     if (d.siblings.length > 1) {
-      parts.push(h("p", { class: "samples" }, "Samples: ", d.siblings.map(([n, sample, status, run]) =>
-        h("button", { type: "button", class: "cell " + ({ r: "all", f: "none", e: "error" }[status]),
-          "aria-current": n === d.n ? "true" : "false", title: "run " + run + ", sample " + sample + ": " + STATUS[status],
-          text: "#" + sample, onclick: () => openAttempt(n) }))));
+      parts.push(h("p", { class: "samples" }, "Samples: ", d.siblings.map(([n, sample, status, run, verdict]) => {
+        const flag = verdict === "fail" || verdict === "warn" ? verdict : null;
+        return h("button", { type: "button", class: "cell " + CELL_KIND[status],
+          "aria-current": n === d.n ? "true" : "false",
+          title: "run " + run + ", sample " + sample + ": " + STATUS[status] + (flag ? ", integrity " + flag : ""),
+          onclick: () => openAttempt(n) }, "#" + sample, flag ? h("span", { class: "flag " + flag, text: " " + FLAG_MARK }) : null);
+      })));
     }
     parts.push(h("h3", { text: "Prompt" }), h("pre", { class: "prompt", text: d.prompt ?? "(not recorded)" }));
     parts.push(h("h3", { text: "Final message" }), h("pre", { class: "final", text: d.final_message ?? "(none)" }));
     parts.push(h("h3", { text: "Scores" }), scoresView(d));
+    parts.push(h("h3", { text: "Integrity" }), integrityView(d.integrity));
     parts.push(h("h3", { text: "Hidden tests" }), testsView(d.tests, d.test_log));
     parts.push(h("h3", { text: "Final diff" + (d.patch_applied ? "" : " (did not apply)") }), diffView(d.patch));
     parts.push(h("h3", { text: "Trajectory" }), trajectoryView(d));
@@ -468,7 +516,8 @@
     if (!d.scores) return h("p", { class: "note", text: "not scored" });
     const sc = d.scores;
     const rows = [
-      ["correctness", sc.correctness.score, { f2p_passed: sc.correctness.fail_to_pass, p2p_passed: sc.correctness.pass_to_pass, patch_applied: sc.correctness.patch_applied }],
+      ["correctness", sc.correctness.score, { tests_resolved: sc.correctness.tests_resolved, f2p_passed: sc.correctness.fail_to_pass,
+        p2p_passed: sc.correctness.pass_to_pass, patch_applied: sc.correctness.patch_applied }],
       ["quality", sc.quality.score, { ...sc.quality.parts, note: sc.quality.note, new_lint: sc.quality.new_lint,
         stray_files: sc.quality.stray_files, extra_files: sc.quality.extra_files, missed_files: sc.quality.missed_files,
         changed_lines: sc.quality.changed_lines, reference_lines: sc.quality.reference_lines }],
@@ -482,8 +531,34 @@
     const tbody = h("tbody");
     rows.forEach(([name, score, parts]) => put(tbody, h("tr", null, h("td", { text: name }), h("td", { text: dec(score) }),
       h("td", { class: "text" }, keyValues(parts)))));
-    return h("table", { class: "scores" }, h("thead", null, h("tr", null, h("th", { text: "axis" }), h("th", { text: "score" }),
+    const table = h("table", { class: "scores" }, h("thead", null, h("tr", null, h("th", { text: "axis" }), h("th", { text: "score" }),
       h("th", { class: "text", text: "parts" }))), tbody);
+    const notes = [];
+    if (sc.did_work === false) notes.push("No work: the change was empty, did not apply, or was all put back or whitespace, so quality, efficiency, interaction and the composite are 0.");
+    if (d.integrity.verdict === "fail" && sc.correctness.tests_resolved) notes.push("The hidden tests passed, but the integrity verdict is fail: unresolved, correctness and composite 0.");
+    return h("div", null, table, notes.map((n) => h("p", { class: "note", text: n })));
+  }
+  // the verdict, every flag (kind, source, step, evidence as text) and the paths put back before the hidden tests
+  function integrityView(report) {
+    const box = h("div", { class: "integrity" });
+    const flags = report.flags || [];
+    put(box, h("p", null, h("span", { class: "badge " + report.verdict, text: report.verdict }),
+      h("span", { class: "meta", text: flags.length + " flag(s), from " + report.from }),
+      report.verdict === "fail" ? h("span", { class: "meta", text: " · a failing kind: unresolved whatever the tests said" }) : null));
+    if (flags.length) {
+      const tbody = h("tbody");
+      flags.forEach((f) => put(tbody, h("tr", null,
+        h("td", { class: "mono", text: f.kind }), h("td", { class: "text", text: f.source }),
+        h("td", { text: f.step === null || f.step === undefined ? "—" : String(f.step) }),
+        h("td", { class: "text" }, h("pre", { class: "evidence", text: f.evidence })))));
+      put(box, h("table", { class: "flags" }, h("thead", null, h("tr", null, ["kind", "source", "step", "evidence"]
+        .map((c) => h("th", { class: c === "step" ? null : "text", text: c })))), tbody));
+    }
+    const restored = report.restored || [];
+    put(box, h("p", { class: "note", text: restored.length
+      ? "Put back to the base before the hidden tests ran (" + restored.length + "):" : "Nothing put back before the hidden tests." }));
+    if (restored.length) put(box, h("ul", { class: "tests mono" }, restored.map((path) => h("li", { text: path }))));
+    return box;
   }
   function testsView(tests, log) {
     const box = h("div", { class: "tests" });
