@@ -68,6 +68,8 @@ class RunDisplay:
         if self._live is None:
             done = int(self.progress.tasks[0].completed)
             verdict = "resolved" if record.resolved else "unresolved"
+            if record.integrity.verdict != "clean":
+                verdict += f" (integrity {record.integrity.verdict}: {', '.join(record.integrity.kinds())})"
             error = f" error: {record.error[:120]}" if record.error else ""
             self.console.print(
                 f"[{done}/{self.total}] {record.task_id} {record.model} #{record.sample}: {verdict}, "
@@ -87,6 +89,12 @@ def _resolved(entry: dict) -> str:
     return f"{mean:.1%} [{low:.0%}–{high:.0%}]"
 
 
+def _integrity(entry: dict) -> str:
+    counts = entry.get("integrity") or {}
+    parts = [f"{counts[v]} {v}" for v in ("fail", "warn") if counts.get(v)]
+    return " · ".join(parts) if parts else "clean"
+
+
 def summary_table(models: list[dict], title: str) -> Table:
     """Per model, from a run's summary.json: resolved with its 95 % CI, pass@k, the axes' means,
     cost. (The axes' intervals are in summary.json.)"""
@@ -103,6 +111,7 @@ def summary_table(models: list[dict], title: str) -> Table:
         table.add_column(axis, justify="right")
     for column in ("cost/task $", "median tokens", "errors"):
         table.add_column(column, justify="right")
+    table.add_column("integrity")
     table.add_column("stop reasons")
     for entry in models:
         cost = entry["cost_per_task"]
@@ -111,6 +120,7 @@ def summary_table(models: list[dict], title: str) -> Table:
             row.append(" ".join(f"@{k} {v:.2f}" for k, v in entry["pass_at_k"].items()))
         row += [_mean(entry["axes"].get(axis)) for axis in axes]
         row += ["-" if cost is None else f"{cost:.4f}", f"{entry['median_tokens']:,.0f}", str(entry["errors"])]
+        row.append(_integrity(entry))
         row.append(", ".join(f"{k} {v}" for k, v in entry["stop_reasons"].items()))
         table.add_row(*row)
     return table
