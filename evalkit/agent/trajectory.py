@@ -4,7 +4,8 @@ killed run still leaves a readable record of every attempt it started.
 Event types: `start` (task, model, sampling, limits, tool schemas), `message` (every system,
 user, assistant and tool message exactly as sent or received), `model_call` (latency, usage as
 reported, finish reason, retries), `tool` (name, fault, exit code, sandbox time, truncation),
-`stop` (stop reason), `diff` and `correctness`. `ReplayPolicy` reads the assistant messages back.
+`stop` (stop reason), `diff`, `correctness` and `integrity` (the scan's flags and verdict).
+`ReplayPolicy` reads the assistant messages back.
 """
 
 from __future__ import annotations

@@ -53,13 +53,14 @@ def test_trajectories_record_every_step(demo_run):
     row = next(r for r in rows_of(run_dir) if r["model"] == "oracle")
     events = [json.loads(line) for line in (run_dir / row["trajectory"]).read_text().splitlines()]
     kinds = [e["type"] for e in events]
-    assert kinds[0] == "start" and kinds[-3:] == ["stop", "diff", "correctness"]
+    assert kinds[0] == "start" and kinds[-4:] == ["stop", "diff", "correctness", "integrity"]
     calls = [e for e in events if e["type"] == "model_call"]
     tools = [e for e in events if e["type"] == "tool"]
     assert len(calls) == row["turns"] and len(tools) == row["tool_calls"]
     assert all(c["latency_s"] > 0 and c["usage"]["reported"] for c in calls)
     assert {t["name"] for t in tools} >= {"edit", "submit"} and all("sandbox_s" in t for t in tools)
-    assert events[-2]["patch"] == row["model_patch"] and events[-1]["result"]["resolved"]
+    assert events[-3]["patch"] == row["model_patch"] and events[-2]["result"]["resolved"]
+    assert events[-1]["result"] == {"flags": [], "verdict": "clean", "restored": []}
     assert json.loads((run_dir / "run.json").read_text())["models"].keys() == {"oracle", "null"}
 
 
