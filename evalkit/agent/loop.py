@@ -12,7 +12,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from evalkit.agent.tools import TOOL_SCHEMAS, ToolBox
+from evalkit.agent.text_calls import parse_text_tool_calls
+from evalkit.agent.tools import TOOL_NAMES, TOOL_SCHEMAS, ToolBox
 from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.errors import SandboxError
 from evalkit.models.client import ChatClient, EndpointError, Usage
@@ -24,6 +25,24 @@ Make the change the user asks for, using the tools: run commands with `bash`, re
 with `read_file`, `write_file` and `edit`, and find code with `search`. Hidden tests will check the
 change, so keep the existing behaviour working. When you are done, call `submit` with a short
 summary of what you changed and in which files. You cannot ask questions; nobody will answer."""
+
+
+NUDGE = (
+    "Your last reply called no tool, so nothing happened. Use the tools to work on the task "
+    "(`bash`, `read_file`, `write_file`, `edit`, `search`), or call `submit` with a short summary when you are done."
+)
+TEXT_FORMAT_HINT = (
+    ' Write each tool call as <tool_call>{"name": "bash", "arguments": {"command": "ls"}}</tool_call>.'
+)
+
+
+@dataclass(frozen=True)
+class TurnPolicy:
+    """What the loop does with a reply that has no native tool call."""
+
+    on_text: str = "nudge"  # "nudge": remind the model and go on (up to max_nudges); "stop": end the attempt
+    max_nudges: int = 3
+    tool_call_format: str = "native"  # "text": also parse tool calls written into the reply's text
 
 
 class StopReason(StrEnum):
@@ -60,8 +79,12 @@ def run_agent(
     limits: Limits,
     trajectory: TrajectoryWriter,
     deadline: float,
+    policy: TurnPolicy | None = None,
 ) -> AgentOutcome:
     """Drive one attempt to its end; `deadline` is a time.monotonic() value."""
+    policy = policy or TurnPolicy()
+    text_mode = policy.tool_call_format == "text"
+    nudges = 0
     messages: list[dict] = [
         {"role": "system", "content": SYSTEM_PROMPT.format(workdir=toolbox.sandbox.workdir)},
         {"role": "user", "content": prompt},
@@ -109,9 +132,22 @@ def run_agent(
         messages.append(reply.message)
         trajectory.message(reply.message)
         calls = reply.message.get("tool_calls") or []
+        if not calls and text_mode:
+            calls = parse_text_tool_calls(reply.message.get("content"), TOOL_NAMES, out.turns)
+            out.faults["text_tool_call"] += len(calls)
+            if calls:
+                trajectory.event("text_tool_calls", turn=out.turns, calls=calls)
         if not calls:
             out.final_message = reply.message.get("content")
-            return stop(StopReason.NO_TOOL_CALL)
+            if policy.on_text != "nudge" or nudges >= policy.max_nudges:
+                return stop(StopReason.NO_TOOL_CALL)
+            nudges += 1
+            out.faults["no_tool_call"] += 1
+            nudge = {"role": "user", "content": NUDGE + (TEXT_FORMAT_HINT if text_mode else "")}
+            messages.append(nudge)
+            trajectory.message(nudge)
+            continue
+        native = bool(reply.message.get("tool_calls"))
         submitted = None
         for call in calls:
             name, arguments = call["function"]["name"], call["function"]["arguments"]
@@ -123,7 +159,11 @@ def run_agent(
             out.sandbox_time_s += result.sandbox_s
             if result.fault:
                 out.faults[result.fault.value] += 1
-            tool_message = {"role": "tool", "tool_call_id": call["id"], "content": result.content}
+            tool_message = (
+                {"role": "tool", "tool_call_id": call["id"], "content": result.content}
+                if native  # a reply whose calls were parsed from its text gets the results as text too
+                else {"role": "user", "content": f"Result of `{name}`:\n{result.content}"}
+            )
             messages.append(tool_message)
             trajectory.message(tool_message)
             trajectory.event(

@@ -12,6 +12,9 @@ evalkit.toml under [scoring.interaction]):
     budget_overrun   0.30  the attempt ended on max_turns, max_tokens or wall_time
     no_final_message 0.20  no submit summary or closing message
     unspecific_final 0.10  a final message that names none of the files the diff touches
+    no_tool_call     0.10  a reply with no tool call that the loop answered with a reminder (a nudge)
+    text_tool_call   0.00  a tool call written into the reply's text (tool_call_format = "text"):
+                           counted, not penalised unless configured
     bash_write       0.00  writing files through bash (`cat >`, `sed -i`, `tee`, `> file`) although
                            write_file / edit exist: off unless a suite asks for it
 """
@@ -43,6 +46,8 @@ class InteractionPenalties(BaseModel):
     budget_overrun: float = Field(0.30, ge=0)
     no_final_message: float = Field(0.20, ge=0)
     unspecific_final: float = Field(0.10, ge=0)
+    no_tool_call: float = Field(0.10, ge=0)
+    text_tool_call: float = Field(0.0, ge=0)
     bash_write: float = Field(0.0, ge=0)
 
 
@@ -113,6 +118,8 @@ def score_interaction(
         "budget_overrun": int(record.stop_reason in OVERRUNS),
         "no_final_message": int(not final),
         "unspecific_final": int(bool(final) and bool(touched) and not _mentions_a_touched_file(final, touched)),
+        "no_tool_call": faults.get("no_tool_call", 0),
+        "text_tool_call": faults.get("text_tool_call", 0),
         "bash_write": bash_writes,
     }
     weights: Mapping[str, float] = penalties.model_dump()
