@@ -53,6 +53,27 @@ def run(
     seed: Annotated[int | None, typer.Option()] = None,
     request_timeout: Annotated[float | None, typer.Option(help="Seconds per model request.")] = None,
     max_retries: Annotated[int | None, typer.Option(min=0, help="Retries per model request.")] = None,
+    tool_choice: Annotated[
+        str | None, typer.Option(help="auto, required, none, or the name of the one tool the model must call.")
+    ] = None,
+    parallel_tool_calls: Annotated[
+        bool | None, typer.Option("--parallel-tool-calls/--no-parallel-tool-calls", help="Sent as is (default: unset).")
+    ] = None,
+    reasoning_effort: Annotated[str | None, typer.Option(help="Sent as is, e.g. low, medium, high.")] = None,
+    reasoning: Annotated[
+        bool | None,
+        typer.Option(
+            "--reasoning/--no-reasoning",
+            help="A reasoning model: no temperature, top_p, max_tokens; max_completion_tokens instead.",
+        ),
+    ] = None,
+    stop: Annotated[list[str] | None, typer.Option("--stop", help="Stop sequence (repeatable).")] = None,
+    stream: Annotated[
+        bool | None, typer.Option("--stream/--no-stream", help="Stream answers (SSE), assembled as they come.")
+    ] = None,
+    max_connections: Annotated[
+        int | None, typer.Option(min=1, help="Requests in flight per endpoint, over all attempts.")
+    ] = None,
     max_turns: Annotated[int | None, typer.Option(min=1, help="Override every task's turn budget.")] = None,
     max_tokens: Annotated[int | None, typer.Option(min=1, help="Override every task's token budget.")] = None,
     wall_time: Annotated[float | None, typer.Option(help="Override every task's seconds per attempt.")] = None,
@@ -71,6 +92,15 @@ def run(
     models_config = models_table(config_data, config_path)
     settings = load_settings(config_data, config_path)
     judge_client = _judge_client(judge, models_config, config_path)
+    knobs = {
+        "tool_choice": tool_choice,
+        "parallel_tool_calls": parallel_tool_calls,
+        "reasoning_effort": reasoning_effort,
+        "reasoning": reasoning,
+        "stop": stop or None,
+        "stream": stream,
+        "max_connections": max_connections,
+    }
     specs = []
     for name in dict.fromkeys(model):
         spec = resolve_model(
@@ -80,9 +110,12 @@ def run(
             api_key_env=api_key_env,
             sampling=sampling,
             config_path=config or DEFAULT_CONFIG,
+            knobs=knobs,
         )
         changes = {"request_timeout_s": request_timeout, "max_retries": max_retries}
         specs.append(spec.model_copy(update={k: v for k, v in changes.items() if v is not None}))
+        spec.api_key()  # a missing key or header variable stops the run before its folder exists
+        spec.header_values()
     run_id = run_id or new_run_id()
     store = RunStore(out / run_id)
     open_run(store, run_id, loaded, suite, specs, samples)

@@ -2,58 +2,62 @@
 
 The SDK's retries are turned off so that every retry is seen, counted and logged: 429 and 5xx
 (honouring `Retry-After`), timeouts and dropped connections are retried with exponential
-backoff; a context-length error and other 4xx are not. A response the SDK accepts but that has
-no usable message (a broken proxy) is retried too. Nothing here raises anything but
-`EndpointError`.
+backoff. An error that would only repeat is raised after one try: a context-length error (its own
+kind), other 4xx, and a 5xx whose body is a request-validation error (llama-cpp-python answers
+500 to a message its pydantic models refuse). A response the SDK accepts but that has no usable
+message (a broken proxy) is retried too. Nothing here raises anything but `EndpointError`.
+
+Requests to one endpoint share a cap on connections and a 429 hold-off (`models/backoff.py`).
 """
 
 from __future__ import annotations
 
-import email.utils
 import json
-import random
+import re
 import time
 from dataclasses import dataclass, field
 
 import openai
 
+from evalkit.errors import EvalkitError
+from evalkit.models.backoff import MAX_BACKOFF_S, SHARED_ENDPOINTS, EndpointRegistry, backoff_s, retry_after
 from evalkit.models.endpoint import ModelSpec
+from evalkit.models.messages import Usage, parse_completion, tool_message
+from evalkit.models.request import request_options
+from evalkit.models.stream import StreamAssembler, StreamError
 
-MAX_BACKOFF_S = 60.0
+__all__ = [
+    "MAX_BACKOFF_S",
+    "MAX_RESPONSE_BYTES",
+    "ChatClient",
+    "ChatReply",
+    "EndpointError",
+    "Retry",
+    "Usage",
+    "parse_completion",
+    "tool_message",
+]
+
 MAX_RESPONSE_BYTES = 32 * 1024 * 1024
-_CONTEXT_HINTS = ("context_length", "context length", "maximum context", "too many tokens", "prompt is too long")
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Tokens of one or more requests. `reported` is False when the provider gave no usage and
-    the figures are estimates (characters / 4)."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    reported: bool = True
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.prompt_tokens + other.prompt_tokens,
-            self.completion_tokens + other.completion_tokens,
-            self.cached_tokens + other.cached_tokens,
-            self.reported and other.reported,
-        )
-
-    def as_dict(self) -> dict:
-        return {
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "cached_tokens": self.cached_tokens,
-            "total_tokens": self.total_tokens,
-            "reported": self.reported,
-        }
+MAX_MESSAGE_CHARS = 300
+_CONTEXT_HINTS = (
+    "context_length",
+    "context length",
+    "maximum context",
+    "context window",
+    "context size",
+    "too many tokens",
+    "prompt is too long",
+)
+# A request the server's validation refused: sending it again gets the same answer.
+_VALIDATION_HINTS = (
+    "validation error",
+    "input should be",
+    "field required",
+    "extra inputs are not permitted",
+    "unprocessable",
+)
+_INVALID_REQUEST = re.compile(r'"type"\s*:\s*"invalid_request_error"')
 
 
 @dataclass(frozen=True)
@@ -66,12 +70,13 @@ class Retry:
 
 @dataclass(frozen=True)
 class ChatReply:
-    message: dict  # the assistant message as it goes back into the conversation
+    message: dict  # the assistant message as it goes back into the conversation (strict form)
     finish_reason: str | None
     usage: Usage
     latency_s: float  # the successful request
     retries: list[Retry] = field(default_factory=list)
-    raw: dict = field(default_factory=dict)
+    raw: dict = field(default_factory=dict)  # the body as received (assembled, when streamed)
+    reasoning: str | None = None  # reasoning text the server returned beside the answer
 
 
 class EndpointError(Exception):
@@ -83,114 +88,102 @@ class EndpointError(Exception):
         self.retries = retries
 
 
-def _retry_after(exc: openai.APIStatusError) -> float | None:
-    headers = exc.response.headers
-    if "retry-after-ms" in headers:
-        try:
-            return float(headers["retry-after-ms"]) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
-
-
-def _estimate(messages: list[dict], message: dict) -> Usage:
-    return Usage(len(json.dumps(messages)) // 4, len(json.dumps(message)) // 4, 0, reported=False)
-
-
-def _tool_call(raw: object) -> dict | None:
-    if not isinstance(raw, dict):
-        return None
-    function = raw.get("function") if isinstance(raw.get("function"), dict) else {}
-    arguments = function.get("arguments")
-    return {
-        "id": str(raw.get("id") or f"call_{random.getrandbits(48):012x}"),
-        "type": "function",
-        "function": {
-            "name": str(function.get("name") or ""),
-            "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
-        },
-    }
-
-
-def parse_completion(data: dict, messages: list[dict]) -> tuple[dict, str | None, Usage] | None:
-    """The assistant message, finish reason and usage of a completion body; None if unusable."""
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        return None
-    raw_message = choices[0].get("message")
-    if not isinstance(raw_message, dict):
-        return None
-    content = raw_message.get("content")
-    message: dict = {"role": "assistant", "content": content if isinstance(content, str) else None}
-    calls = [c for c in map(_tool_call, raw_message.get("tool_calls") or []) if c]
-    if calls:
-        message["tool_calls"] = calls
-    usage_data = data.get("usage")
-    if isinstance(usage_data, dict) and isinstance(usage_data.get("prompt_tokens"), int):
-        details = usage_data.get("prompt_tokens_details") or {}
-        cached = details.get("cached_tokens") if isinstance(details, dict) else None
-        usage = Usage(
-            usage_data["prompt_tokens"],
-            int(usage_data.get("completion_tokens") or 0),
-            int(cached or 0),
-        )
-    else:
-        usage = _estimate(messages, message)
-    finish = choices[0].get("finish_reason")
-    return message, finish if isinstance(finish, str) else None, usage
-
-
 class _ResponseTooLarge(Exception):
     pass
 
 
-class ChatClient:
-    """Sends chat completions with tools for one ModelSpec; safe to share between threads."""
+def one_line(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    return " ".join(text.split())[:limit]
 
-    def __init__(self, spec: ModelSpec, base_url: str | None = None) -> None:
+
+def _raw_text(exc: openai.APIStatusError) -> str:
+    try:
+        return exc.response.text
+    except Exception:  # a body that could not be read (closed stream)
+        return json.dumps(exc.body) if exc.body is not None else ""
+
+
+def server_message(exc: openai.APIStatusError) -> str:
+    """The server's own words: `error.message`, FastAPI's `detail` (a list of field errors made
+    readable), else the body; one line of at most MAX_MESSAGE_CHARS characters."""
+    body = exc.body
+    if isinstance(body, dict):
+        found = body.get("message") or body.get("detail") or body
+        if isinstance(found, list):
+            found = "; ".join(
+                f"{'.'.join(map(str, d.get('loc', [])))}: {d.get('msg')}" if isinstance(d, dict) else str(d)
+                for d in found
+            )
+        text = found if isinstance(found, str) else json.dumps(found)
+    else:
+        text = body if isinstance(body, str) and body.strip() else _raw_text(exc) or exc.response.reason_phrase
+    return one_line(text)
+
+
+def is_validation_error(text: str) -> bool:
+    lowered = text.lower()
+    return any(hint in lowered for hint in _VALIDATION_HINTS) or bool(_INVALID_REQUEST.search(text))
+
+
+class ChatClient:
+    """Sends chat completions with tools for one ModelSpec; safe to share between threads.
+
+    `registry` holds what clients of one endpoint share (connections in flight, 429 hold-off);
+    by default the process-wide one."""
+
+    def __init__(self, spec: ModelSpec, base_url: str | None = None, registry: EndpointRegistry | None = None) -> None:
         self.spec = spec
+        spec.header_values()  # a missing variable is a configuration error now, not a failed attempt later
         self._client = openai.OpenAI(
             api_key=spec.api_key(),
             base_url=base_url or spec.resolved_base_url(),
             max_retries=0,
             timeout=spec.request_timeout_s,
         )
+        registry = registry or SHARED_ENDPOINTS
+        self._endpoint = registry.state(str(self._client.base_url), spec.model, spec.max_connections)
 
     def close(self) -> None:
         self._client.close()
 
+    def endpoint_status(self) -> dict:
+        """For a live display: `in_flight`, `waiting_until` (seconds from now, or 0), `rate_limited`
+        (429s seen), `max_connections`, for this client's endpoint as a whole."""
+        return self._endpoint.status()
+
     def _request(self, messages: list[dict], tools: list[dict], timeout: float) -> object:
         """POST one request and read the body in chunks, so that a server trickling an endless
-        body is cut at `timeout` in total (httpx's timeout is per read) or at MAX_RESPONSE_BYTES."""
+        body is cut at `timeout` in total (httpx's timeout is per read) or at MAX_RESPONSE_BYTES;
+        a streamed answer is assembled as it arrives, under the same caps."""
         ends = time.monotonic() + timeout
-        extra = {"tools": tools} if tools else {}  # some servers refuse an empty tool list
-        with self._client.chat.completions.with_streaming_response.create(
-            model=self.spec.model,
-            messages=messages,
-            timeout=timeout,
-            **extra,
-            **self.spec.sampling.request_kwargs(),
-        ) as response:
-            body = bytearray()
+        options = request_options(self.spec, messages, tools, self.spec.header_values())
+        with self._client.chat.completions.with_streaming_response.create(timeout=timeout, **options) as response:
+            content_type = response.headers.get("content-type", "")
+            stream = StreamAssembler() if self.spec.stream and "json" not in content_type else None
+            body, size = bytearray(), 0
             for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) > MAX_RESPONSE_BYTES:
+                size += len(chunk)
+                if size > MAX_RESPONSE_BYTES:
                     raise _ResponseTooLarge(f"response body over {MAX_RESPONSE_BYTES} bytes; cut")
                 if time.monotonic() > ends:
                     raise openai.APITimeoutError(request=response.http_response.request)
-        return json.loads(body)
+                if stream is not None:
+                    stream.feed(chunk)
+                else:
+                    body += chunk
+        return stream.completion() if stream is not None else json.loads(body)
 
-    def _backoff(self, attempt: int, suggested: float | None) -> float:
-        if suggested is not None:
-            return min(MAX_BACKOFF_S, suggested)
-        return min(MAX_BACKOFF_S, self.spec.retry_base_s * 2**attempt) * random.uniform(0.8, 1.2)
+    def _send(self, messages: list[dict], tools: list[dict], deadline: float, retries: list[Retry]) -> object:
+        """One request once the endpoint lets it go (a free connection, no hold-off)."""
+        if not self._endpoint.acquire(deadline):
+            raise EndpointError("wall_time", "the attempt's time ran out waiting for the endpoint", retries)
+        try:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise EndpointError("wall_time", "the attempt's time ran out waiting for the endpoint", retries)
+            return self._request(messages, tools, min(self.spec.request_timeout_s, remaining))
+        finally:
+            self._endpoint.release()
 
     def complete(self, messages: list[dict], tools: list[dict], deadline: float) -> ChatReply:
         """One completion (retried as needed) that must end before `deadline` (time.monotonic)."""
@@ -202,39 +195,48 @@ class ChatClient:
             started = time.perf_counter()
             suggested: float | None = None
             try:
-                data = self._request(messages, tools, min(self.spec.request_timeout_s, remaining))
+                data = self._send(messages, tools, deadline, retries)
                 latency = time.perf_counter() - started
                 parsed = parse_completion(data, messages) if isinstance(data, dict) else None
                 if parsed is not None:
-                    message, finish, usage = parsed
-                    return ChatReply(message, finish, usage, latency, retries, data)
+                    message, finish, usage, reasoning = parsed
+                    return ChatReply(message, finish, usage, latency, retries, data, reasoning)
                 retry = Retry("bad_response", None, 0, f"no usable message in the response: {str(data)[:200]}")
+            except EvalkitError as exc:  # an extra header's variable went missing since the start
+                raise EndpointError("endpoint_error", str(exc), retries) from None
             except _ResponseTooLarge as exc:
                 retry = Retry("bad_response", None, 0, str(exc))
+            except StreamError as exc:
+                if is_validation_error(str(exc)):
+                    raise EndpointError("endpoint_error", f"in the stream: {one_line(str(exc))}", retries) from None
+                retry = Retry("bad_response", None, 0, f"error in the stream: {one_line(str(exc))}")
             except openai.APIStatusError as exc:
-                text = str(exc)[:300]
-                if exc.status_code == 429:
-                    suggested = _retry_after(exc)
+                status, text, raw = exc.status_code, server_message(exc), _raw_text(exc)
+                if status == 429:
+                    suggested = retry_after(exc)
                     retry = Retry("rate_limit", 429, 0, text)
-                elif exc.status_code >= 500 or exc.status_code in (408, 409):
-                    suggested = _retry_after(exc)
-                    retry = Retry("server_error", exc.status_code, 0, text)
-                elif exc.status_code in (400, 413) and any(h in text.lower() for h in _CONTEXT_HINTS):
-                    raise EndpointError("context_overflow", text, retries) from None
+                elif status in (400, 413, 422) and any(h in raw.lower() for h in _CONTEXT_HINTS):
+                    raise EndpointError("context_overflow", f"HTTP {status}: {text}", retries) from None
+                elif (status >= 500 and not is_validation_error(raw)) or status in (408, 409):
+                    suggested = retry_after(exc)
+                    retry = Retry("server_error", status, 0, text)
                 else:
-                    raise EndpointError("endpoint_error", f"HTTP {exc.status_code}: {text}", retries) from None
+                    raise EndpointError("endpoint_error", f"HTTP {status}: {text}", retries) from None
             except openai.APITimeoutError:
                 retry = Retry(
                     "timeout", None, 0, f"no answer within {min(self.spec.request_timeout_s, remaining):.0f}s"
                 )
             except openai.APIConnectionError as exc:
-                retry = Retry("connection", None, 0, str(exc.__cause__ or exc)[:300])
+                retry = Retry("connection", None, 0, one_line(str(exc.__cause__ or exc)))
             except (openai.OpenAIError, ValueError, TypeError) as exc:  # unparseable body and the like
-                retry = Retry("bad_response", None, 0, f"{type(exc).__name__}: {str(exc)[:300]}")
+                retry = Retry("bad_response", None, 0, f"{type(exc).__name__}: {one_line(str(exc))}")
+            pause = backoff_s(attempt, self.spec.retry_base_s, suggested)
+            if retry.kind == "rate_limit" or suggested is not None:  # every request to the endpoint waits
+                self._endpoint.hold_off(pause, rate_limited=retry.kind == "rate_limit")
             if attempt == self.spec.max_retries:
                 retries.append(retry)
                 break
-            wait = min(self._backoff(attempt, suggested), max(0.0, deadline - time.monotonic()))
+            wait = min(pause, max(0.0, deadline - time.monotonic()))
             retries.append(Retry(retry.kind, retry.status, round(wait, 3), retry.detail))
             time.sleep(wait)
         last = retries[-1]

@@ -13,6 +13,11 @@ OK = turn(
     ("bash", {"command": "ls"}),
     usage={"prompt_tokens": 120, "completion_tokens": 7, "prompt_tokens_details": {"cached_tokens": 100}},
 )
+PYDANTIC = (
+    "1 validation error for ChatCompletionRequestAssistantMessage\ncontent\n  Input should be a valid string "
+    "[type=string_type, input_value=None, input_type=NoneType]\n    For further information visit "
+    "https://errors.pydantic.dev/2.9/v/string_type" + " and more" * 60
+)
 CONTEXT = {
     "error": {"message": "This model's maximum context length is 8192 tokens", "code": "context_length_exceeded"}
 }
@@ -28,6 +33,25 @@ SCENARIOS = {
     "overflow": [[{"status": 400, "body": CONTEXT}]],
     "auth": [[{"status": 401}]],
     "nousage": [[turn(("submit", {"summary": "done"}))]],
+    # errors that would only repeat: one try each
+    "fastapi422": [
+        [
+            {
+                "status": 422,
+                "body": {
+                    "detail": [{"loc": ["body", "messages", 1, "content"], "msg": "Field required", "type": "missing"}]
+                },
+            }
+        ]
+    ],
+    "pydantic500": [[{"status": 500, "body": {"error": {"message": PYDANTIC, "type": "internal_server_error"}}}]],
+    "invalid400": [
+        [{"status": 400, "body": {"error": {"message": "Unknown parameter: 'foo'.", "type": "invalid_request_error"}}}]
+    ],
+    "missing404": [[{"status": 404, "body": {"error": {"message": "The model `m` does not exist."}}}]],
+    "invalid500": [
+        [{"status": 500, "body": {"error": {"message": "bad tool_choice", "type": "invalid_request_error"}}}]
+    ],
 }
 
 
@@ -107,3 +131,31 @@ def test_no_request_starts_after_the_deadline(server):
     with pytest.raises(EndpointError) as caught:
         client.complete([{"role": "user", "content": "hi"}], [], time.monotonic() - 1)
     assert caught.value.kind == "wall_time"
+
+
+@pytest.mark.parametrize(
+    ("scenario", "says"),
+    [
+        ("fastapi422", "HTTP 422: body.messages.1.content: Field required"),
+        ("pydantic500", "HTTP 500: 1 validation error for ChatCompletionRequestAssistantMessage content Input should"),
+        ("invalid400", "HTTP 400: Unknown parameter: 'foo'."),
+        ("missing404", "HTTP 404: The model `m` does not exist."),
+        ("invalid500", "HTTP 500: bad tool_choice"),
+    ],
+)
+def test_errors_that_would_repeat_are_raised_after_one_try_in_the_servers_words(server, scenario, says):
+    before = server.requests[scenario]
+    with pytest.raises(EndpointError) as caught:
+        complete(server, scenario, max_retries=3)
+    message = str(caught.value)
+    assert caught.value.kind == "endpoint_error" and caught.value.retries == []
+    assert server.requests[scenario] == before + 1
+    assert message.startswith(says) and "\n" not in message and len(message) <= len("HTTP 500: ") + 300
+
+
+def test_a_genuine_5xx_is_still_retried_with_the_servers_message(server):
+    before = server.requests["down"]
+    with pytest.raises(EndpointError) as caught:
+        complete(server, "down", max_retries=2)
+    assert server.requests["down"] == before + 3
+    assert caught.value.retries[0].detail == "HTTP 503"

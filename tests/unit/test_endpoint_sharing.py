@@ -1,0 +1,98 @@
+"""Clients of one endpoint share it: never more than `max_connections` requests in flight, and a
+429's Retry-After holds back every client's next request, measured on a real slow local server."""
+
+import threading
+import time
+
+from recording_server import RecordingServer
+
+from evalkit.models.backoff import EndpointRegistry
+from evalkit.models.client import ChatClient
+from evalkit.models.endpoint import ModelSpec
+
+USER = [{"role": "user", "content": "hi"}]
+
+
+def clients(url, registry, n=2, **fields):
+    return [
+        ChatClient(ModelSpec(name=f"c{i}", model="m", base_url=url, retry_base_s=0.05, **fields), registry=registry)
+        for i in range(n)
+    ]
+
+
+def busy(pair, requests_each=2):
+    """Every client sends its requests from its own thread; returns the replies' retries."""
+    results: list = []
+
+    def work(client):
+        for _ in range(requests_each):
+            results.append(client.complete(USER, [], time.monotonic() + 30).retries)
+
+    threads = [threading.Thread(target=work, args=(c,)) for c in pair]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return results
+
+
+def test_max_connections_holds_across_clients_of_one_endpoint():
+    with RecordingServer({"slow": [{"delay": 0.3}]}) as server:
+        registry = EndpointRegistry()
+        pair = clients(server.url("slow"), registry, max_connections=1)
+        seen: list[dict] = []
+
+        def watch():
+            for _ in range(20):
+                seen.append(pair[1].endpoint_status())
+                time.sleep(0.05)
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        assert len(busy(pair)) == 4
+        watcher.join()
+        assert server.max_in_flight == 1
+        assert max(s["in_flight"] for s in seen) == 1 and seen[0]["max_connections"] == 1
+        # the same load without the cap does overlap, so the check above can fail
+        free = clients(server.url("slow"), EndpointRegistry())
+        busy(free)
+        assert server.max_in_flight == 2
+        for client in pair + free:
+            client.close()
+
+
+def test_different_models_or_registries_do_not_share_a_cap():
+    with RecordingServer({"slow": [{"delay": 0.3}]}) as server:
+        registry = EndpointRegistry()
+        one = ChatClient(
+            ModelSpec(name="a", model="m1", base_url=server.url("slow"), max_connections=1), registry=registry
+        )
+        two = ChatClient(
+            ModelSpec(name="b", model="m2", base_url=server.url("slow"), max_connections=1), registry=registry
+        )
+        busy([one, two], requests_each=1)
+        assert server.max_in_flight == 2
+        one.close()
+        two.close()
+
+
+def test_a_429_holds_back_the_other_clients_next_request():
+    limited = [{"status": 429, "headers": {"Retry-After": "1"}, "body": {"error": {"message": "slow down"}}}, {}]
+    with RecordingServer({"limited": limited}) as server:
+        registry = EndpointRegistry()
+        first, second = clients(server.url("limited"), registry)
+        worker = threading.Thread(target=lambda: first.complete(USER, [], time.monotonic() + 30))
+        worker.start()
+        waited = time.monotonic() + 5
+        while second.endpoint_status()["rate_limited"] == 0 and time.monotonic() < waited:
+            time.sleep(0.01)
+        status = second.endpoint_status()
+        assert status["rate_limited"] == 1 and 0.5 < status["waiting_until"] <= 1.0
+        second.complete(USER, [], time.monotonic() + 30)
+        worker.join(10)
+        refused_at = server.received[0].at
+        later = [r.at - refused_at for r in server.received[1:]]
+        assert len(later) == 2 and min(later) >= 0.95, later  # neither client went before the second was up
+        assert second.endpoint_status()["waiting_until"] == 0
+        first.close()
+        second.close()
