@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from evalkit.agent.loop import AgentOutcome, StopReason, run_agent
+from evalkit.agent.loop import AgentOutcome, StopReason, TurnPolicy, run_agent
 from evalkit.agent.tools import TOOL_SCHEMAS, ToolBox
 from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.errors import EvalkitError
@@ -72,7 +72,8 @@ def run_attempt(
             try:
                 toolbox = ToolBox(sandbox, limits.command_timeout_s, output_limit)
                 deadline = time.monotonic() + limits.wall_time_s
-                outcome = run_agent(task.prompt, toolbox, client, limits, trajectory, deadline)
+                policy = TurnPolicy(spec.on_text, spec.max_nudges, spec.tool_call_format)
+                outcome = run_agent(task.prompt, toolbox, client, limits, trajectory, deadline, policy)
                 patch = sandbox.diff()
             except EvalkitError as exc:
                 outcome.stop_reason, outcome.error = StopReason.SANDBOX_ERROR, str(exc)

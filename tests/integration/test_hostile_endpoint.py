@@ -18,6 +18,9 @@ pytestmark = pytest.mark.integration
 HOST_PROBE = Path(f"/tmp/evalkit-host-probe-{secrets.token_hex(4)}")
 NETWORK_PROBE = "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 53), timeout=3)\""
 SOLUTION = BASE_FILES["calc/__init__.py"] + POWER
+SUBMIT_SUMMARY = {"summary": "Added power() to calc/__init__.py."}
+WRITE_SOLUTION = {"path": "calc/__init__.py", "content": SOLUTION}
+TEXT_CALL = "I will do it now.\n<tool_call>\n{}\n</tool_call>"
 SCENARIOS = {
     "chaos": [
         [
@@ -56,6 +59,17 @@ SCENARIOS = {
     "spin": [[turn(("bash", {"command": "true"}))]],
     "linger": [[turn(("bash", {"command": "sleep 1000 >/dev/null 2>&1 &"}))], [turn(("bash", {"command": "sleep 5"}))]],
     "silent": [[turn(content="I believe it already works.")]],
+    # thinks aloud first, as small open models do, then works once reminded
+    "thinker": [
+        [turn(content="First I should understand the code, then add power().")],
+        [turn(("write_file", {"path": "calc/__init__.py", "content": SOLUTION}))],
+        [turn(("submit", {"summary": "Added power() to calc/__init__.py."}))],
+    ],
+    # writes its tool calls into the text (tool_call_format = "text")
+    "texter": [
+        [turn(content=TEXT_CALL.format(json.dumps({"name": "write_file", "arguments": WRITE_SOLUTION})))],
+        [turn(content=TEXT_CALL.format(json.dumps({"name": "submit", "arguments": SUBMIT_SUMMARY})))],
+    ],
     "wordy": [[turn(("bash", {"command": "ls"}), usage={"prompt_tokens": 3_000_000, "completion_tokens": 5})]],
 }
 
@@ -69,6 +83,7 @@ def hostile_run(toy_suite_dir, docker_engine, tmp_path_factory):
             "".join(
                 f'[models.{name}]\nmodel = "hostile"\nbase_url = "{server.url(name)}"\n'
                 "request_timeout_s = 2\nmax_retries = 2\nretry_base_s = 0.05\n"
+                + ('tool_call_format = "text"\n' if name == "texter" else "")
                 for name in SCENARIOS
             )
         )
@@ -99,10 +114,23 @@ def test_every_attempt_finishes_with_its_stop_reason(hostile_run):
         "spin": "max_turns",
         "linger": "wall_time",
         "silent": "no_tool_call",
+        "thinker": "submitted",
+        "texter": "submitted",
         "wordy": "max_tokens",
     }
     assert rows["spin"]["turns"] == 12 and rows["wordy"]["turns"] == 1
     assert rows["silent"]["final_message"] == "I believe it already works."
+
+
+def test_plain_text_turns_are_nudged_and_counted(hostile_run):
+    _, rows, run_dir, _ = hostile_run
+    assert rows["silent"]["turns"] == 4 and rows["silent"]["faults"] == {"no_tool_call": 3}  # 3 reminders, a stop
+    assert rows["thinker"]["resolved"] and rows["thinker"]["faults"] == {"no_tool_call": 1}
+    assert rows["texter"]["resolved"] and rows["texter"]["faults"] == {"text_tool_call": 2}
+    lines = (run_dir / "scores.jsonl").read_text().splitlines()
+    scores = {row["model"]: row for row in map(json.loads, lines)}
+    assert scores["thinker"]["interaction"]["counts"]["no_tool_call"] == 1
+    assert scores["thinker"]["interaction"]["score"] < scores["texter"]["interaction"]["score"]
     assert 25 <= rows["linger"]["agent_s"] < 40
 
 
