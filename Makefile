@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 EVALKIT := $(VENV)/bin/evalkit
 
-.PHONY: setup venv engine base-image browser demo validate test test-unit lint bench clean
+.PHONY: setup venv engine base-image browser llama demo demo-llm validate test test-unit lint bench clean
 
 setup: venv engine base-image
 
@@ -24,6 +24,11 @@ base-image: engine
 browser:
 	@bash scripts/ensure-browser.sh
 
+# llama-cpp-python's OpenAI-compatible server and a 135M-parameter GGUF model (built once from
+# source into ~/.cache/evalkit/wheels, 10-15 minutes on 2 cores; a check of a second afterwards)
+llama: venv
+	@VENV=$(VENV) bash scripts/ensure-llama.sh
+
 DEMO_RUN ?= demo-$(shell date +%Y%m%d-%H%M%S)
 # expanded once: the run and the report must name the same folder
 DEMO_RUN := $(DEMO_RUN)
@@ -32,10 +37,31 @@ demo: setup
 	$(EVALKIT) run --suite tasks/demo --model oracle --model null --run-id $(DEMO_RUN)
 	$(EVALKIT) report reports/runs/$(DEMO_RUN) --out reports/leaderboard
 
+# The demo suite with a real model: SmolLM2-135M behind llama.cpp's server on 127.0.0.1 (CPU),
+# stopped when the run ends, failed, or interrupted. About 3 minutes. tool_choice = "auto" because
+# llama.cpp's chatml-function-calling format shows the model the tools only when tool_choice is
+# sent (LLM_TOOL_CHOICE= : plain-text turns only). In that mode llama-cpp-python 0.3.36 ignores
+# max_tokens while writing a tool call's arguments: a runaway call ends at the attempt's wall time.
+LLM_DIR := reports/llm-demo
+LLM_RUN ?= llm-$(shell date +%Y%m%d-%H%M%S)
+LLM_RUN := $(LLM_RUN)
+LLM_TOOL_CHOICE ?= auto
+LLM_LIMITS ?= --max-turns 6 --wall-time 90 --concurrency 1
+
+demo-llm: setup llama
+	@url=$$(VENV=$(VENV) bash scripts/serve-llama.sh start $(LLM_DIR)) || exit 1; \
+	trap 'VENV=$(VENV) bash scripts/serve-llama.sh stop $(LLM_DIR)' EXIT; trap 'exit 130' INT TERM; \
+	{ echo '[models.smollm2]'; echo 'model = "smollm2"'; echo "base_url = \"$$url\""; \
+	  echo 'request_timeout_s = 120'; echo 'max_retries = 1'; echo 'max_tokens = 256'; echo 'temperature = 0.0'; \
+	  if [ -n "$(LLM_TOOL_CHOICE)" ]; then echo 'tool_choice = "$(LLM_TOOL_CHOICE)"'; fi; \
+	} > $(LLM_DIR)/evalkit.toml; \
+	$(EVALKIT) run --suite tasks/demo --model smollm2 --config $(LLM_DIR)/evalkit.toml --run-id $(LLM_RUN) $(LLM_LIMITS) \
+	  && $(EVALKIT) report reports/runs/$(LLM_RUN) --out reports/leaderboard-llm
+
 validate: setup
 	$(EVALKIT) tasks validate tasks/demo
 
-test: setup browser
+test: setup browser llama
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest
 
