@@ -21,9 +21,11 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-def turn(*calls: tuple[str, str | dict], content: str | None = None, usage: dict | None = None) -> dict:
+def turn(
+    *calls: tuple[str, str | dict], content: str | None = None, usage: dict | None = None, reasoning: str | None = None
+) -> dict:
     raw = [(name, args if isinstance(args, str) else json.dumps(args)) for name, args in calls]
-    return {"turn": {"content": content, "calls": raw}, "usage": usage}
+    return {"turn": {"content": content, "calls": raw, "reasoning": reasoning}, "usage": usage}
 
 
 def _body(action: dict, step: int) -> dict:
@@ -33,6 +35,8 @@ def _body(action: dict, step: int) -> dict:
         for i, (name, args) in enumerate(spec["calls"])
     ]
     message = {"role": "assistant", "content": spec["content"]}
+    if spec.get("reasoning"):
+        message["reasoning_content"] = spec["reasoning"]
     if calls:
         message["tool_calls"] = calls
     body = {

@@ -128,6 +128,7 @@ def run_agent(
             response_id=reply.raw.get("id"),
             response_model=reply.raw.get("model"),
             reported_usage=reply.raw.get("usage"),  # the provider's own figures, untouched
+            reasoning=reply.reasoning,  # kept here, never sent back
         )
         messages.append(reply.message)
         trajectory.message(reply.message)

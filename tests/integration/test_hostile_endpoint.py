@@ -61,7 +61,7 @@ SCENARIOS = {
     "silent": [[turn(content="I believe it already works.")]],
     # thinks aloud first, as small open models do, then works once reminded
     "thinker": [
-        [turn(content="First I should understand the code, then add power().")],
+        [turn(content="First I should understand the code, then add power().", reasoning="The user wants power.")],
         [turn(("write_file", {"path": "calc/__init__.py", "content": SOLUTION}))],
         [turn(("submit", {"summary": "Added power() to calc/__init__.py."}))],
     ],
@@ -130,6 +130,10 @@ def test_plain_text_turns_are_nudged_and_counted(hostile_run):
     lines = (run_dir / "scores.jsonl").read_text().splitlines()
     scores = {row["model"]: row for row in map(json.loads, lines)}
     assert scores["thinker"]["interaction"]["counts"]["no_tool_call"] == 1
+    events = [json.loads(line) for line in (run_dir / "trajectories" / "calc-power__thinker__0.jsonl").open()]
+    assert next(e for e in events if e["type"] == "model_call")["reasoning"] == "The user wants power."
+    sent = [e["message"] for e in events if e["type"] == "message" and e["message"]["role"] == "assistant"]
+    assert all(set(m) <= {"role", "content", "tool_calls"} and isinstance(m["content"], str) for m in sent)
     assert scores["thinker"]["interaction"]["score"] < scores["texter"]["interaction"]["score"]
     assert 25 <= rows["linger"]["agent_s"] < 40
 
