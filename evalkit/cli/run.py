@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from evalkit.cli.common import _interrupted, _load, _open_backend, app, console, err_console, new_run_id
 from evalkit.errors import EvalkitError
+from evalkit.models.backoff import EndpointRegistry
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
 from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
@@ -127,7 +128,8 @@ def run(
     overrides = LimitOverrides(max_turns, max_tokens, wall_time, command_timeout)
     backend = _open_backend(run_id)
     try:
-        with RunDisplay(err_console, len(plan), names) as display:
+        endpoints = EndpointRegistry()
+        with RunDisplay(err_console, len(plan), names, endpoints) as display:
             execute(
                 plan,
                 specs,
@@ -139,6 +141,7 @@ def run(
                 output_limit=SandboxSpec(image="").output_limit,
                 on_record=display.add,
                 integrity_policy=settings.integrity,
+                endpoints=endpoints,
             )
     except KeyboardInterrupt:
         raise _interrupted(

@@ -55,6 +55,7 @@ class EndpointState:
         self._cond = threading.Condition()
         self.max_connections = max_connections
         self._in_flight = 0
+        self._waiting = 0
         self._not_before = 0.0  # time.monotonic()
         self._rate_limited = 0
 
@@ -69,16 +70,20 @@ class EndpointState:
     def acquire(self, deadline: float) -> bool:
         """Wait for a free slot and the end of any hold-off; False if `deadline` comes first."""
         with self._cond:
-            while True:
-                now = time.monotonic()
-                hold = self._not_before - now
-                full = self.max_connections is not None and self._in_flight >= self.max_connections
-                if not full and hold <= 0:
-                    self._in_flight += 1
-                    return True
-                if now >= deadline:
-                    return False
-                self._cond.wait(min(deadline - now, hold) if hold > 0 else deadline - now)
+            self._waiting += 1
+            try:
+                while True:
+                    now = time.monotonic()
+                    hold = self._not_before - now
+                    full = self.max_connections is not None and self._in_flight >= self.max_connections
+                    if not full and hold <= 0:
+                        self._in_flight += 1
+                        return True
+                    if now >= deadline:
+                        return False
+                    self._cond.wait(min(deadline - now, hold) if hold > 0 else deadline - now)
+            finally:
+                self._waiting -= 1
 
     def release(self) -> None:
         with self._cond:
@@ -95,6 +100,7 @@ class EndpointState:
         with self._cond:
             return {
                 "in_flight": self._in_flight,
+                "waiting": self._waiting,
                 "waiting_until": round(max(0.0, self._not_before - time.monotonic()), 3),
                 "rate_limited": self._rate_limited,
                 "max_connections": self.max_connections,
@@ -115,6 +121,12 @@ class EndpointRegistry:
             state = self._states.setdefault(key, EndpointState(max_connections))
         state.limit(max_connections)
         return state
+
+    def snapshot(self) -> list[dict]:
+        """Every endpoint's `status()` with its `base_url` and `model`, for a live display."""
+        with self._lock:
+            states = list(self._states.items())
+        return [{"base_url": url, "model": model, **state.status()} for (url, model), state in states]
 
 
 SHARED_ENDPOINTS = EndpointRegistry()

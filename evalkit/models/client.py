@@ -147,8 +147,9 @@ class ChatClient:
         self._client.close()
 
     def endpoint_status(self) -> dict:
-        """For a live display: `in_flight`, `waiting_until` (seconds from now, or 0), `rate_limited`
-        (429s seen), `max_connections`, for this client's endpoint as a whole."""
+        """For a live display: `in_flight`, `waiting` (requests queued for a slot or the end of a
+        hold-off), `waiting_until` (seconds from now, or 0), `rate_limited` (429s seen),
+        `max_connections`, for this client's endpoint as a whole."""
         return self._endpoint.status()
 
     def _request(self, messages: list[dict], tools: list[dict], timeout: float) -> object:

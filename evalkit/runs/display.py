@@ -7,7 +7,9 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
+from evalkit.models.backoff import EndpointRegistry
 from evalkit.runs.store import AttemptRecord
 
 
@@ -27,12 +29,37 @@ class _Tally:
         self.faults += sum(v for k, v in record.faults.items() if k != "tool_error")
 
 
-class RunDisplay:
-    """Live view of a run; use as a context manager and call `add` for every finished attempt."""
+def endpoint_line(status: dict) -> str:
+    """One endpoint as a person watching a run needs it: how busy it is and whether it pushed back.
+    Empty when it is idle and never rate-limited."""
+    busy = status["in_flight"] or status["waiting"] or status["waiting_until"] or status["rate_limited"]
+    if not busy:
+        return ""
+    cap = status["max_connections"]
+    parts = [f"{status['in_flight']}{f'/{cap}' if cap else ''} in flight"]
+    if status["waiting"]:
+        parts.append(f"{status['waiting']} waiting")
+    if status["waiting_until"]:
+        parts.append(f"held off {status['waiting_until']:.1f}s")
+    if status["rate_limited"]:
+        parts.append(f"{status['rate_limited']}× rate-limited (429)")
+    return f"{status['model']} @ {status['base_url']}: " + ", ".join(parts)
 
-    def __init__(self, console: Console, total: int, models: list[str]) -> None:
+
+class RunDisplay:
+    """Live view of a run; use as a context manager and call `add` for every finished attempt.
+
+    With `endpoints` (the registry the run's clients share), the live view also shows each
+    endpoint's requests in flight, requests waiting for a slot, and any 429 hold-off; without a
+    terminal, a line is printed whenever an endpoint has been rate-limited again."""
+
+    def __init__(
+        self, console: Console, total: int, models: list[str], endpoints: EndpointRegistry | None = None
+    ) -> None:
         self.console = console
         self.total = total
+        self.endpoints = endpoints
+        self._limited_seen: dict[tuple[str, str], int] = {}
         self.tallies = {m: _Tally() for m in models}
         self.progress = Progress(
             TextColumn("[bold]attempts"),
@@ -51,7 +78,23 @@ class RunDisplay:
         for model, tally in self.tallies.items():
             rate = f"{tally.resolved} ({tally.resolved / tally.done:.0%})" if tally.done else "-"
             table.add_row(model, str(tally.done), rate, f"{tally.tokens:,}", str(tally.errors), str(tally.faults))
-        return Group(self.progress, table)
+        lines = [Text(line, style="dim") for line in self.endpoint_lines()]
+        return Group(self.progress, table, *lines)
+
+    def endpoint_lines(self) -> list[str]:
+        if self.endpoints is None:
+            return []
+        return [line for status in self.endpoints.snapshot() if (line := endpoint_line(status))]
+
+    def _report_rate_limits(self) -> None:
+        """Without a live view: one line each time an endpoint has pushed back since the last."""
+        if self.endpoints is None:
+            return
+        for status in self.endpoints.snapshot():
+            key = (status["base_url"], status["model"])
+            if status["rate_limited"] > self._limited_seen.get(key, 0):
+                self._limited_seen[key] = status["rate_limited"]
+                self.console.print(endpoint_line(status), highlight=False, markup=False, soft_wrap=True)
 
     def __enter__(self) -> RunDisplay:
         if self._live:
@@ -66,6 +109,7 @@ class RunDisplay:
         self.tallies.setdefault(record.model, _Tally()).add(record)
         self.progress.advance(self.bar)
         if self._live is None:
+            self._report_rate_limits()
             done = int(self.progress.tasks[0].completed)
             verdict = "resolved" if record.resolved else "unresolved"
             if record.integrity.verdict != "clean":

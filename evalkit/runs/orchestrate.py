@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.errors import EvalkitError
+from evalkit.models.backoff import EndpointRegistry
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
 from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
@@ -48,15 +49,18 @@ def policy_for(spec: ModelSpec, tasks: list[Task]) -> Policy:
 
 
 @contextmanager
-def model_clients(specs: list[ModelSpec], tasks: list[Task]) -> Iterator[dict[str, ChatClient]]:
-    """A client per model; built-in ones point at an in-process server started for the run."""
+def model_clients(
+    specs: list[ModelSpec], tasks: list[Task], endpoints: EndpointRegistry | None = None
+) -> Iterator[dict[str, ChatClient]]:
+    """A client per model; built-in ones point at an in-process server started for the run.
+    `endpoints` is where the clients share connection slots and backoff (a live display reads it)."""
     with ExitStack() as stack:
         builtin = {spec.name: policy_for(spec, tasks) for spec in specs if spec.builtin}
         server = stack.enter_context(ModelServer(builtin)) if builtin else None
         clients = {}
         for spec in specs:
             base_url = server.base_url if spec.builtin and server else None
-            clients[spec.name] = ChatClient(spec, base_url=base_url)
+            clients[spec.name] = ChatClient(spec, base_url=base_url, registry=endpoints)
             stack.callback(clients[spec.name].close)
         yield clients
 
@@ -121,11 +125,12 @@ def execute(
     output_limit: int,
     on_record: Callable[[AttemptRecord], None],
     integrity_policy: IntegrityPolicy = "fail",
+    endpoints: EndpointRegistry | None = None,
 ) -> None:
     """Run the plan; each record is appended to the store, then handed to `on_record`."""
     by_name = {spec.name: spec for spec in specs}
 
-    with model_clients(specs, tasks) as clients:
+    with model_clients(specs, tasks, endpoints) as clients:
 
         def job(key: AttemptKey) -> AttemptRecord:
             spec = by_name[key.model]

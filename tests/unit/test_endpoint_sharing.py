@@ -1,6 +1,7 @@
 """Clients of one endpoint share it: never more than `max_connections` requests in flight, and a
 429's Retry-After holds back every client's next request, measured on a real slow local server."""
 
+import re
 import threading
 import time
 
@@ -96,3 +97,52 @@ def test_a_429_holds_back_the_other_clients_next_request():
         assert second.endpoint_status()["waiting_until"] == 0
         first.close()
         second.close()
+
+
+def _rendered(display) -> str:
+    from rich.console import Console
+
+    console = Console(width=200, record=True, force_terminal=False)
+    console.print(display.__rich__())
+    return console.export_text()
+
+
+def test_the_live_display_shows_requests_in_flight_waiting_and_a_429_hold_off():
+    from rich.console import Console
+
+    from evalkit.runs.display import RunDisplay
+    from evalkit.runs.store import AttemptRecord
+
+    limited = [{"status": 429, "headers": {"Retry-After": "2"}, "body": {"error": {"message": "slow down"}}}, {}]
+    with RecordingServer({"slow": [{"delay": 1.0}], "limited": limited}) as server:
+        registry = EndpointRegistry()
+        printed = Console(width=200, record=True, force_terminal=False)
+        display = RunDisplay(printed, 2, ["c0", "c1"], registry)
+        assert "in flight" not in _rendered(display)  # nothing yet: no endpoint line
+
+        pair = clients(server.url("slow"), registry, max_connections=1)
+        worker = threading.Thread(target=busy, args=(pair, 1))
+        worker.start()
+        ends = time.monotonic() + 5
+        while pair[0].endpoint_status()["waiting"] == 0 and time.monotonic() < ends:
+            time.sleep(0.01)
+        text = _rendered(display)
+        assert "1/1 in flight, 1 waiting" in text and server.url("slow").rstrip("/") in text
+        worker.join(10)
+
+        first, second = clients(server.url("limited"), registry)
+        held = threading.Thread(target=lambda: first.complete(USER, [], time.monotonic() + 30))
+        held.start()
+        while first.endpoint_status()["rate_limited"] == 0 and time.monotonic() < ends + 5:
+            time.sleep(0.01)
+        text = _rendered(display)
+        assert "1× rate-limited (429)" in text and re.search(r"held off [12]\.\ds", text), text
+        # without a terminal, the 429 is reported once, beside the finished attempt's line
+        record = AttemptRecord(run_id="r", task_id="t", model="c0", sample=0, resolved=False, stop_reason="done")
+        display.add(record)
+        display.add(record.model_copy(update={"sample": 1}))
+        held.join(10)
+        lines = printed.export_text().splitlines()
+        assert sum("rate-limited (429)" in line for line in lines) == 1, lines
+        for client in pair + [first, second]:
+            client.close()
