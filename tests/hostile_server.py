@@ -18,7 +18,9 @@ import json
 import threading
 import time
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from scenario_server import ScenarioServer
 
 
 def turn(
@@ -51,35 +53,25 @@ def _body(action: dict, step: int) -> dict:
     return body
 
 
-class HostileServer:
+class HostileServer(ScenarioServer):
     """Serves `scenarios` (name → script) on 127.0.0.1; `requests` counts requests per scenario."""
 
     def __init__(self, scenarios: dict[str, list[list[dict]]]) -> None:
+        super().__init__()
         self.scenarios = scenarios
         self.requests: Counter[str] = Counter()
         self._seen: Counter[tuple[str, int]] = Counter()
         self._lock = threading.Lock()
-        outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                scenario = self.path.strip("/").split("/")[0]
-                step = sum(1 for m in request["messages"] if m.get("role") == "assistant")
-                with outer._lock:
-                    outer.requests[scenario] += 1
-                    n = outer._seen[(scenario, step)]
-                    outer._seen[(scenario, step)] += 1
-                script = outer.scenarios[scenario]
-                actions = script[min(step, len(script) - 1)]
-                outer._act(self, actions[min(n, len(actions) - 1)], step)
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+    def handle(self, handler: BaseHTTPRequestHandler, scenario: str, request: dict) -> None:
+        step = sum(1 for m in request["messages"] if m.get("role") == "assistant")
+        with self._lock:
+            self.requests[scenario] += 1
+            n = self._seen[(scenario, step)]
+            self._seen[(scenario, step)] += 1
+        script = self.scenarios[scenario]
+        actions = script[min(step, len(script) - 1)]
+        self._act(handler, actions[min(n, len(actions) - 1)], step)
 
     def _act(self, handler: BaseHTTPRequestHandler, action: dict, step: int) -> None:
         try:
@@ -104,28 +96,9 @@ class HostileServer:
                     handler.wfile.write(chunk)
                 return
             if "status" in action:
-                data = json.dumps(action.get("body") or {"error": {"message": f"HTTP {action['status']}"}}).encode()
-                handler.send_response(action["status"])
-                for key, value in action.get("headers", {}).items():
-                    handler.send_header(key, value)
+                body = action.get("body") or {"error": {"message": f"HTTP {action['status']}"}}
+                self.send_json(handler, action["status"], body, action.get("headers"))
             else:
-                data = json.dumps(_body(action, step)).encode()
-                handler.send_response(200)
-            handler.send_header("Content-Type", "application/json")
-            handler.send_header("Content-Length", str(len(data)))
-            handler.end_headers()
-            handler.wfile.write(data)
+                self.send_json(handler, 200, _body(action, step))
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up, as it should
-
-    def url(self, scenario: str) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/{scenario}/v1"
-
-    def __enter__(self) -> HostileServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()

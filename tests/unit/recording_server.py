@@ -20,7 +20,9 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from scenario_server import ScenarioServer
 
 COMPLETION = {
     "id": "rec-1",
@@ -52,44 +54,33 @@ class Received:
     at: float  # time.monotonic() on arrival
 
 
-class RecordingServer:
+class RecordingServer(ScenarioServer):
     def __init__(self, scenarios: dict[str, list[dict] | Callable[[dict], dict]]) -> None:
+        super().__init__()
         self.scenarios = scenarios
         self.received: list[Received] = []
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
-        outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
+    def handle(self, handler: BaseHTTPRequestHandler, scenario: str, body: dict) -> None:
+        received = Received(scenario, {k.lower(): v for k, v in handler.headers.items()}, body, time.monotonic())
+        with self._lock:
+            n = sum(1 for r in self.received if r.scenario == scenario)
+            self.received.append(received)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        script = self.scenarios[scenario]
+        action = script(body) if callable(script) else script[min(n, len(script) - 1)]
+        try:
+            time.sleep(action.get("delay", 0))
+        finally:
+            with self._lock:
+                self.in_flight -= 1  # before answering, so that a quick next request is not counted twice
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up
+            self._answer(handler, action)
 
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                scenario = self.path.strip("/").split("/")[0]
-                received = Received(scenario, {k.lower(): v for k, v in self.headers.items()}, body, time.monotonic())
-                with outer._lock:
-                    n = sum(1 for r in outer.received if r.scenario == scenario)
-                    outer.received.append(received)
-                    outer.in_flight += 1
-                    outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
-                script = outer.scenarios[scenario]
-                action = script(body) if callable(script) else script[min(n, len(script) - 1)]
-                try:
-                    time.sleep(action.get("delay", 0))
-                finally:
-                    with outer._lock:
-                        outer.in_flight -= 1  # before answering, so that a quick next request is not counted twice
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up
-                    outer._answer(self, action)
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    @staticmethod
-    def _answer(handler: BaseHTTPRequestHandler, action: dict) -> None:
+    def _answer(self, handler: BaseHTTPRequestHandler, action: dict) -> None:
         if "sse" in action or "ping_forever" in action:
             handler.send_response(200)
             handler.send_header("Content-Type", "text/event-stream")
@@ -104,26 +95,7 @@ class RecordingServer:
                 handler.wfile.write(line.encode() + b"\n\n")
                 handler.wfile.flush()
             return
-        data = json.dumps(action.get("body", COMPLETION)).encode()
-        handler.send_response(action.get("status", 200))
-        for key, value in action.get("headers", {}).items():
-            handler.send_header(key, value)
-        handler.send_header("Content-Type", "application/json")
-        handler.send_header("Content-Length", str(len(data)))
-        handler.end_headers()
-        handler.wfile.write(data)
-
-    def url(self, scenario: str) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/{scenario}/v1"
+        self.send_json(handler, action.get("status", 200), action.get("body", COMPLETION), action.get("headers"))
 
     def bodies(self, scenario: str) -> list[dict]:
         return [r.body for r in self.received if r.scenario == scenario]
-
-    def __enter__(self) -> RecordingServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
