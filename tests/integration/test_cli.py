@@ -24,7 +24,9 @@ pytestmark = pytest.mark.integration
 
 
 def containers_of(client, owner_pid):
-    return client.containers.list(all=True, filters={"label": f"{LABEL_OWNER}={owner_label(owner_pid)}"})
+    """Listed while evalkit may be removing them: one removed between listing and inspecting is gone."""
+    owner = f"{LABEL_OWNER}={owner_label(owner_pid)}"
+    return client.containers.list(all=True, ignore_removed=True, filters={"label": owner})
 
 
 def test_validate_demo_suite_every_task_gold_resolves_and_empty_does_not(demo_suite, docker_engine, tmp_path):

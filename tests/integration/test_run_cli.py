@@ -21,7 +21,8 @@ def rows_of(run_dir: Path) -> list[dict]:
 
 
 def run_containers(client, run_id):
-    return client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})
+    """Listed while evalkit may be removing them: one removed between listing and inspecting is gone."""
+    return client.containers.list(all=True, ignore_removed=True, filters={"label": f"{LABEL_RUN}={run_id}"})
 
 
 @pytest.fixture(scope="module")
