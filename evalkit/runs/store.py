@@ -103,7 +103,7 @@ class RunStore:
     def append(self, record: AttemptRecord) -> None:
         line = (record.model_dump_json() + "\n").encode()
         with self._lock:
-            fd = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)  # the umask decides
             try:
                 os.write(fd, line)
                 os.fsync(fd)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -50,12 +50,18 @@ def load_predictions(path: Path) -> list[Prediction]:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write a file so that a reader never sees half of it."""
+    """Write a file so that a reader never sees half of it, with the permissions the umask gives
+    (tempfile's would be 0600, unreadable to the group that shares the results)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def safe_name(name: str) -> str:
