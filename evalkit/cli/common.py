@@ -1,4 +1,10 @@
-"""The Typer apps, consoles and helpers the command modules share; `main` is the entry point."""
+"""The Typer apps, consoles and helpers the command modules share; `main` is the entry point.
+
+Start-up stays light: this module and the command modules import only typer, rich and evalkit's
+light modules at the top; what a command needs (docker, openai, pandas, scipy, the task models) is
+imported inside it, so `evalkit --help` or a mistyped option answers at once
+(tests/unit/test_cli_startup.py, benchmarks/cli_startup.py).
+"""
 
 from __future__ import annotations
 
@@ -7,26 +13,50 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from evalkit.errors import EvalkitError
-from evalkit.sandbox.backend import DockerBackend, docker_client
-from evalkit.sandbox.containers import sweep_orphans
-from evalkit.tasks import Suite, load_suite
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from evalkit.sandbox.backend import DockerBackend
+    from evalkit.tasks import Suite
+
+HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}  # inherited by every sub-command
 
 app = typer.Typer(
     help="Evaluate coding agents on short-prompt, large-diff tasks in Docker sandboxes.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    context_settings=HELP_OPTIONS,
 )
-tasks_app = typer.Typer(help="List and validate task suites.", no_args_is_help=True)
-sandbox_app = typer.Typer(help="Sandbox images and clean-up.", no_args_is_help=True)
+tasks_app = typer.Typer(help="List and validate task suites.", no_args_is_help=True, context_settings=HELP_OPTIONS)
+sandbox_app = typer.Typer(help="Sandbox images and clean-up.", no_args_is_help=True, context_settings=HELP_OPTIONS)
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(sandbox_app, name="sandbox")
+
+
+def _print_version(value: bool) -> None:
+    from importlib.metadata import version
+
+    if value:
+        print(f"evalkit {version('evalkit')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Options of `evalkit` itself (the app's help text is the Typer's own)."""
+
 
 # Piped output (CI logs, `make demo | tee`) gets a wide table instead of rich's 80-column default.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -38,6 +68,8 @@ def new_run_id() -> str:
 
 
 def _load(suite_path: Path) -> Suite:
+    from evalkit.tasks import load_suite
+
     suite = load_suite(suite_path)
     for error in suite.errors:
         err_console.print(f"[yellow]skipped[/] {escape(str(error))}", highlight=False, soft_wrap=True)
@@ -47,6 +79,8 @@ def _load(suite_path: Path) -> Suite:
 
 
 def _progress() -> Progress:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     return Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -58,6 +92,9 @@ def _progress() -> Progress:
 
 
 def _open_backend(run_id: str) -> DockerBackend:
+    from evalkit.sandbox.backend import DockerBackend, docker_client
+    from evalkit.sandbox.containers import sweep_orphans
+
     client = docker_client()
     swept = sweep_orphans(client)
     if swept:

@@ -10,19 +10,17 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from evalkit.cli.common import _interrupted, _load, _open_backend, _progress, app, console, err_console, new_run_id
-from evalkit.errors import EvalkitError
-from evalkit.runner import fan_out
-from evalkit.scoring.correctness import CorrectnessResult, evaluate_patch
-from evalkit.scoring.integrity import counts_as_resolved
-from evalkit.scoring.integrity_scan import scan_attempt
-from evalkit.scoring.predictions import (
-    load_predictions,
-    safe_name,
-    summary_report,
-    write_atomic,
-    write_instance_report,
+from evalkit.cli.common import (
+    _interrupted,
+    _load,
+    _open_backend,
+    _progress,
+    app,
+    console,
+    err_console,
+    new_run_id,
 )
+from evalkit.errors import EvalkitError
 
 
 @app.command("evaluate")
@@ -37,6 +35,18 @@ def evaluate(
     ] = "fail",
 ) -> None:
     """Score SWE-bench-format predictions against a suite's hidden tests; write per-instance reports."""
+    from evalkit.runner import fan_out
+    from evalkit.scoring.correctness import CorrectnessResult, evaluate_patch
+    from evalkit.scoring.integrity import counts_as_resolved
+    from evalkit.scoring.integrity_scan import scan_attempt
+    from evalkit.scoring.predictions import (
+        load_predictions,
+        safe_name,
+        summary_report,
+        write_atomic,
+        write_instance_report,
+    )
+
     if integrity not in ("fail", "flag"):
         raise EvalkitError(f"--integrity {integrity}: choose fail or flag")
     loaded = _load(suite)

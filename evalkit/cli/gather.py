@@ -7,17 +7,10 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from evalkit.cli.common import _interrupted, _open_backend, app, console, err_console, new_run_id
 from evalkit.errors import EvalkitError
 from evalkit.gather.environment import HOST_CA_BUNDLE
-from evalkit.gather.gather import REPORT, GatherOptions, gather, open_repository
-from evalkit.gather.history import SizeLimits
-from evalkit.models.client import ChatClient
-from evalkit.models.endpoint import DEFAULT_CONFIG, load_config, models_table, resolve_model
-from evalkit.scoring.patches import changed_lines, changed_paths
-from evalkit.tasks.test_paths import DEFAULT_TEST_GLOBS
 
 
 @app.command("gather")
@@ -45,6 +38,15 @@ def gather_command(
     config: Annotated[Path | None, typer.Option(help="Model config for --rewriter (default ./evalkit.toml).")] = None,
 ) -> None:
     """Mine a repository's history for validated short-prompt, large-diff tasks."""
+    from rich.table import Table
+
+    from evalkit.gather.gather import REPORT, GatherOptions, gather, open_repository
+    from evalkit.gather.history import SizeLimits
+    from evalkit.models.client import ChatClient
+    from evalkit.models.endpoint import DEFAULT_CONFIG, load_config, models_table, resolve_model
+    from evalkit.scoring.patches import changed_lines, changed_paths
+    from evalkit.tasks.test_paths import DEFAULT_TEST_GLOBS
+
     config_path = config or DEFAULT_CONFIG
     open_repository(repo)  # a bad path or an unreachable URL is one line, before any container starts
     rewriter_client = None

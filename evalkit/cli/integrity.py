@@ -10,15 +10,10 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
-from evalkit.agent.trajectory import read_trajectory
 from evalkit.cli.common import app, console
 from evalkit.errors import EvalkitError
-from evalkit.runs.store import RunStore
-from evalkit.scoring.integrity import FlagKind
-from evalkit.scoring.integrity_scan import recorded_test_flags, scan_attempt
-from evalkit.scoring.predictions import write_atomic
+from evalkit.scoring.flag_kinds import FlagKind
 
 
 @app.command("integrity")
@@ -33,8 +28,17 @@ def integrity(
     ] = None,
     every: Annotated[bool, typer.Option("--all", help="List clean attempts too.")] = False,
 ) -> None:
-    """List the integrity flags of a run: history mining, network probes, hidden-test probes, test and
-    harness tampering, writes outside the workspace; with the verdict of each attempt."""
+    """List the integrity flags of a run's attempts, with each attempt's verdict.
+
+    Flags: history mining, network probes, hidden-test probes, test and harness tampering, writes
+    outside the workspace."""
+    from rich.table import Table
+
+    from evalkit.agent.trajectory import read_trajectory
+    from evalkit.runs.store import RunStore
+    from evalkit.scoring.integrity_scan import recorded_test_flags, scan_attempt
+    from evalkit.scoring.predictions import write_atomic
+
     store = RunStore(run_dir)
     if not store.results_path.exists():
         raise EvalkitError(f"{run_dir}: no results.jsonl; is this an evalkit run folder?")

@@ -10,10 +10,6 @@ from rich.markup import escape
 
 from evalkit.cli.common import app, console, err_console
 from evalkit.errors import EvalkitError
-from evalkit.models.endpoint import DEFAULT_CONFIG, load_config
-from evalkit.report.compare import compare_command
-from evalkit.report.html import merge_published, published_from_config, read_published, write_leaderboard
-from evalkit.stats.commands import stats_command
 
 
 @app.command("stats")
@@ -27,6 +23,8 @@ def stats(
     ] = None,
 ) -> None:
     """The suite's prompt, change and test sizes side by side with SWE-bench's (sources shown)."""
+    from evalkit.stats.commands import stats_command
+
     code = stats_command(suite, json_out is not None, reference, console)
     if code:
         raise typer.Exit(code)
@@ -53,6 +51,8 @@ def compare(
     new_model: Annotated[str | None, typer.Option(help="The new run's model, when it has several.")] = None,
 ) -> None:
     """Compare two runs of one suite, paired by task and sample: exit 1 on a significant regression."""
+    from evalkit.report.compare import compare_command
+
     code = compare_command(
         base, new, max_drop, alpha, markdown, junit, base_model, new_model, console, json_out=json_out
     )
@@ -67,9 +67,14 @@ def report(
     ] = None,
     out: Annotated[Path, typer.Option(help="Folder for index.html and the data files.")] = Path("reports/leaderboard"),
     published: Annotated[Path | None, typer.Option(help="CSV model,benchmark,score of published scores (0–1).")] = None,
-    config: Annotated[Path | None, typer.Option(help='evalkit.toml with [published."MODEL"] tables.')] = None,
+    config: Annotated[
+        Path | None, typer.Option(help='evalkit.toml with \\[published."MODEL"] tables (default ./evalkit.toml).')
+    ] = None,
 ) -> None:
     """Write the self-contained HTML leaderboard of finished runs (opens from disk)."""
+    from evalkit.models.endpoint import DEFAULT_CONFIG, load_config
+    from evalkit.report.html import merge_published, published_from_config, read_published, write_leaderboard
+
     scores = published_from_config(load_config(config), config or DEFAULT_CONFIG)
     if published is not None:
         scores = merge_published(scores, read_published(published))

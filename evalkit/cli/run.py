@@ -5,26 +5,19 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
 from evalkit.cli.common import _interrupted, _load, _open_backend, app, console, err_console, new_run_id
 from evalkit.errors import EvalkitError
-from evalkit.models.backoff import EndpointRegistry
-from evalkit.models.client import ChatClient
-from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
-from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
-from evalkit.models.server import ModelServer
-from evalkit.report.compare import compare_command
-from evalkit.runs.display import RunDisplay, summary_table
-from evalkit.runs.orchestrate import LimitOverrides, execute, open_run, plan_attempts
-from evalkit.runs.store import RunStore
-from evalkit.sandbox.docker_sandbox import SandboxSpec
-from evalkit.scoring.attempt_scores import ScoringSettings, load_settings
-from evalkit.scoring.run_scores import SUMMARY, run_tasks, score_run
-from evalkit.tasks import Task
+
+if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit --help` stays fast
+    from evalkit.models.client import ChatClient
+    from evalkit.runs.store import RunStore
+    from evalkit.scoring.attempt_scores import ScoringSettings
+    from evalkit.tasks import Task
 
 
 @app.command("run")
@@ -34,7 +27,7 @@ def run(
         typer.Option(
             "--model",
             "-m",
-            help="Model to run (repeatable): an [models.NAME] entry of evalkit.toml, oracle, null, "
+            help="Model to run (repeatable): an \\[models.NAME] entry of evalkit.toml, oracle, null, "
             "replay:TRAJECTORY, or a model id at --base-url.",
         ),
     ],
@@ -85,6 +78,15 @@ def run(
     ] = None,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
+    from evalkit.models.backoff import EndpointRegistry
+    from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
+    from evalkit.report.compare import compare_command
+    from evalkit.runs.display import RunDisplay
+    from evalkit.runs.orchestrate import LimitOverrides, execute, open_run, plan_attempts
+    from evalkit.runs.store import RunStore
+    from evalkit.sandbox.docker_sandbox import SandboxSpec
+    from evalkit.scoring.attempt_scores import load_settings
+
     loaded = _load(suite)
     selected = loaded.select(task)[:limit] if limit else loaded.select(task)
     sampling = Sampling(temperature=temperature, top_p=top_p, max_tokens=max_completion_tokens, seed=seed)
@@ -157,6 +159,9 @@ def run(
 
 
 def _judge_client(name: str | None, models_config: dict, config_path: Path) -> ChatClient | None:
+    from evalkit.models.client import ChatClient
+    from evalkit.models.endpoint import resolve_model
+
     if name is None:
         return None
     spec = resolve_model(name, models_config, config_path=config_path)
@@ -168,6 +173,9 @@ def _judge_client(name: str | None, models_config: dict, config_path: Path) -> C
 def _score_and_show(
     store: RunStore, tasks: dict[str, Task], settings: ScoringSettings, judge: ChatClient | None, title: str
 ) -> None:
+    from evalkit.runs.display import summary_table
+    from evalkit.scoring.run_scores import SUMMARY, score_run
+
     warn = lambda message: err_console.print(f"[yellow]warning[/] {escape(message)}", soft_wrap=True)  # noqa: E731
     with err_console.status("scoring"):
         score_run(store, tasks, settings, judge, warn)
@@ -186,6 +194,11 @@ def score(
     judge: Annotated[str | None, typer.Option(help="Reviewer model grading each diff (recorded apart).")] = None,
 ) -> None:
     """Re-score a finished run (new weights, prices, penalties or a judge) without re-running agents."""
+    from evalkit.models.endpoint import DEFAULT_CONFIG, load_config, models_table
+    from evalkit.runs.store import RunStore
+    from evalkit.scoring.attempt_scores import load_settings
+    from evalkit.scoring.run_scores import run_tasks
+
     store = RunStore(run_dir)
     if not store.results_path.exists():
         raise EvalkitError(f"{run_dir}: no results.jsonl; is this an evalkit run folder?")
@@ -205,6 +218,9 @@ def serve(
     port: Annotated[int, typer.Option(min=0, max=65535)] = 8000,
 ) -> None:
     """Serve a reference policy as an OpenAI-compatible endpoint (/v1/chat/completions, /v1/models)."""
+    from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
+    from evalkit.models.server import ModelServer
+
     if policy == "oracle":
         if suite is None:
             raise EvalkitError("--policy oracle needs --suite: the oracle plays the reference changes of a suite")

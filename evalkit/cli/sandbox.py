@@ -7,19 +7,20 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.common import console, err_console, sandbox_app
-from evalkit.sandbox.backend import docker_client
-from evalkit.sandbox.containers import prune
-from evalkit.sandbox.images import BASE_IMAGE, build_base_image
 
 
 @sandbox_app.command("build-base")
 def sandbox_build_base(
-    tag: Annotated[str, typer.Option(help="Image tag.")] = BASE_IMAGE,
+    tag: Annotated[str | None, typer.Option(help="Image tag (default: evalkit/base:latest).")] = None,
     force: Annotated[bool, typer.Option(help="Rebuild even if present.")] = False,
     offline: Annotated[bool, typer.Option(help="Skip the registry; use debootstrap.")] = False,
     mirror: Annotated[str | None, typer.Option(help="Debian mirror for debootstrap (default: the host's).")] = None,
 ) -> None:
     """Build the base sandbox image (from a registry if one answers, else debootstrap + docker import)."""
+    from evalkit.sandbox.backend import docker_client
+    from evalkit.sandbox.images import BASE_IMAGE, build_base_image
+
+    tag = tag or BASE_IMAGE
     build_base_image(
         docker_client(),
         tag,
@@ -36,6 +37,9 @@ def sandbox_prune(
     run_id: Annotated[str | None, typer.Option(help="Only this run's containers.")] = None,
 ) -> None:
     """Remove evalkit containers left behind (all of them, or one run's)."""
+    from evalkit.sandbox.backend import docker_client
+    from evalkit.sandbox.containers import prune
+
     removed = prune(docker_client(), run_id)
     for container in removed:
         console.print(f"removed {container.id} (run {container.run_id}, task {container.task_id})")

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from evalkit.cli.common import (
     _interrupted,
@@ -21,17 +20,21 @@ from evalkit.cli.common import (
     tasks_app,
 )
 from evalkit.errors import EvalkitError
-from evalkit.runner import fan_out
-from evalkit.scoring.health import TaskHealth, validate_task
-from evalkit.scoring.patches import changed_lines, changed_paths
-from evalkit.scoring.predictions import write_atomic
-from evalkit.stats.commands import export_command, import_command
-from evalkit.tasks import Task
+
+if TYPE_CHECKING:  # imported by the commands that use them: `evalkit --help` stays fast
+    from rich.table import Table
+
+    from evalkit.scoring.health import TaskHealth
+    from evalkit.tasks import Task
 
 
 @tasks_app.command("list")
 def tasks_list(suite: Annotated[Path, typer.Argument(help="Suite folder or .jsonl file.")]) -> None:
     """List a suite's tasks with their prompt and change sizes."""
+    from rich.table import Table
+
+    from evalkit.scoring.patches import changed_lines, changed_paths
+
     loaded = _load(suite)
     table = Table(title=f"{loaded.name}: {len(loaded.tasks)} tasks")
     for column in ("task", "repo", "prompt chars", "changed lines", "files", "F2P", "P2P", "tags"):
@@ -53,6 +56,8 @@ def tasks_list(suite: Annotated[Path, typer.Argument(help="Suite folder or .json
 
 
 def _health_table(rows: list[TaskHealth]) -> Table:
+    from rich.table import Table
+
     table = Table(title="Task validation (reference patch x runs, empty patch x 1)")
     for column in ("task", "gold", "empty", "flaky", "F2P", "P2P", "time s", "verdict"):
         table.add_column(column)
@@ -84,6 +89,10 @@ def tasks_validate(
     task: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
 ) -> None:
     """Check every task: the reference patch must resolve it every time, the empty patch never."""
+    from evalkit.runner import fan_out
+    from evalkit.scoring.health import validate_task
+    from evalkit.scoring.predictions import write_atomic
+
     loaded = _load(suite)
     selected = loaded.select(task)
     backend = _open_backend(new_run_id())
@@ -130,12 +139,14 @@ def tasks_validate(
 def tasks_import(
     kind: Annotated[str, typer.Argument(help="Only `swebench`.")],
     source: Annotated[
-        str, typer.Argument(help="A Hugging Face dataset name[:split], or a JSON/JSONL/CSV/Parquet file.")
+        str, typer.Argument(help="A Hugging Face dataset name\\[:split], or a JSON/JSONL/CSV/Parquet file.")
     ],
     out: Annotated[Path, typer.Option(help="Suite folder to write.")],
     repo_dir: Annotated[Path | None, typer.Option(help="Folder of local clones (owner__name or name).")] = None,
 ) -> None:
     """Import SWE-bench-format rows as an evalkit suite."""
+    from evalkit.stats.commands import import_command
+
     if kind != "swebench":
         raise EvalkitError(f"tasks import {kind}: only `swebench` is supported")
     code = import_command(source, out, repo_dir, console, err_console)
@@ -150,6 +161,8 @@ def tasks_export(
     out: Annotated[Path | None, typer.Option(help="File to write (.jsonl or .json); default stdout (JSONL).")] = None,
 ) -> None:
     """Export a suite as SWE-bench rows (the 12 dataset columns), for SWE-bench tooling."""
+    from evalkit.stats.commands import export_command
+
     code = export_command(suite, format, out, console, err_console)
     if code:
         raise typer.Exit(code)

@@ -22,20 +22,11 @@ Kinds:
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-
-class FlagKind(StrEnum):
-    GIT_HISTORY = "git_history"
-    NETWORK_PROBE = "network_probe"
-    HIDDEN_TEST_PROBE = "hidden_test_probe"
-    TEST_TAMPERING = "test_tampering"
-    OUTSIDE_WORKSPACE = "outside_workspace"
-    HARNESS_TAMPERING = "harness_tampering"
-
+from evalkit.scoring.flag_kinds import FlagKind
 
 FAILING_KINDS = frozenset({FlagKind.TEST_TAMPERING, FlagKind.HARNESS_TAMPERING})
 FlagSource = Literal["trajectory", "diff", "tests"]
