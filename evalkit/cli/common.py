@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from evalkit.errors import EvalkitError
+from evalkit.names import check_run_id
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -65,6 +66,12 @@ err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+
+
+def run_id_option(value: str | None) -> str | None:
+    """Typer callback for `--run-id`: a run id becomes a folder, so a bad one stops the command
+    before anything is written (one line, exit 2)."""
+    return None if value is None else check_run_id(value)
 
 
 def _load(suite_path: Path) -> Suite:

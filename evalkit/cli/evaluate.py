@@ -19,15 +19,20 @@ from evalkit.cli.common import (
     console,
     err_console,
     new_run_id,
+    run_id_option,
 )
 from evalkit.errors import EvalkitError
+from evalkit.names import file_component
 
 
 @app.command("evaluate")
 def evaluate(
     predictions: Annotated[Path, typer.Argument(help="SWE-bench predictions (.json or .jsonl).")],
     suite: Annotated[Path, typer.Option(help="Suite folder or .jsonl file the predictions are for.")],
-    run_id: Annotated[str | None, typer.Option(help="Name of this evaluation (default: a timestamp).")] = None,
+    run_id: Annotated[
+        str | None,
+        typer.Option(help="Name of this evaluation (default: a timestamp).", callback=run_id_option),
+    ] = None,
     out: Annotated[Path, typer.Option(help="Where reports go.")] = Path("reports/evaluations"),
     concurrency: Annotated[int, typer.Option(min=1)] = 2,
     integrity: Annotated[
@@ -39,13 +44,7 @@ def evaluate(
     from evalkit.scoring.correctness import CorrectnessResult, evaluate_patch
     from evalkit.scoring.integrity import counts_as_resolved
     from evalkit.scoring.integrity_scan import scan_attempt
-    from evalkit.scoring.predictions import (
-        load_predictions,
-        safe_name,
-        summary_report,
-        write_atomic,
-        write_instance_report,
-    )
+    from evalkit.scoring.predictions import load_predictions, summary_report, write_atomic, write_instance_report
 
     if integrity not in ("fail", "flag"):
         raise EvalkitError(f"--integrity {integrity}: choose fail or flag")
@@ -97,7 +96,7 @@ def evaluate(
         table.add_column(column)
     for model, per_instance in results.items():
         report = summary_report(per_instance, unknown)
-        write_atomic(out_dir / f"{safe_name(model)}.report.json", json.dumps(report, indent=2) + "\n")
+        write_atomic(out_dir / f"{file_component(model)}.report.json", json.dumps(report, indent=2) + "\n")
         table.add_row(
             model,
             str(len(per_instance)),

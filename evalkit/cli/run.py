@@ -10,7 +10,16 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from evalkit.cli.common import _interrupted, _load, _open_backend, app, console, err_console, new_run_id
+from evalkit.cli.common import (
+    _interrupted,
+    _load,
+    _open_backend,
+    app,
+    console,
+    err_console,
+    new_run_id,
+    run_id_option,
+)
 from evalkit.errors import EvalkitError
 
 if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit --help` stays fast
@@ -34,7 +43,10 @@ def run(
     suite: Annotated[Path, typer.Option(help="Suite folder or .jsonl file.")] = Path("tasks/demo"),
     samples: Annotated[int, typer.Option(min=1, help="Attempts per task and model.")] = 1,
     concurrency: Annotated[int, typer.Option(min=1, help="Attempts at once.")] = 2,
-    run_id: Annotated[str | None, typer.Option(help="Run name; an existing one is resumed.")] = None,
+    run_id: Annotated[
+        str | None,
+        typer.Option(help="Run name (letters, digits, . _ -); an existing one is resumed.", callback=run_id_option),
+    ] = None,
     task: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")] = None,
     out: Annotated[Path, typer.Option(help="Where run folders go.")] = Path("reports/runs"),

@@ -13,13 +13,13 @@ from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.errors import EvalkitError
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
+from evalkit.names import attempt_file_name
 from evalkit.runs.store import AttemptRecord, RunStore, utc_now
 from evalkit.sandbox.backend import SandboxBackend
 from evalkit.scoring.correctness import evaluate_patch
 from evalkit.scoring.grading import TestGroupResult
 from evalkit.scoring.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolved
 from evalkit.scoring.integrity_scan import scan_attempt
-from evalkit.scoring.predictions import safe_name
 from evalkit.tasks.model import Limits, Task
 
 
@@ -31,7 +31,7 @@ class AttemptKey:
 
     @property
     def trajectory_name(self) -> str:
-        return f"{self.task.id}__{safe_name(self.model)}__{self.sample}.jsonl"
+        return attempt_file_name(self.task.id, self.model, self.sample)
 
 
 def run_attempt(

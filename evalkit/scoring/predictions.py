@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from evalkit.errors import EvalkitError
+from evalkit.names import file_component
 from evalkit.scoring.correctness import CorrectnessResult
 
 
@@ -64,14 +65,10 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def safe_name(name: str) -> str:
-    """A model name usable as a folder name (SWE-bench replaces `/` with `__`)."""
-    return name.replace("/", "__").replace(" ", "_") or "unknown"
-
-
 def write_instance_report(out_dir: Path, prediction: Prediction, result: CorrectnessResult) -> None:
-    """`<out>/<model>/<instance_id>/` gets report.json, patch.diff and test_output.txt."""
-    folder = out_dir / safe_name(prediction.model_name_or_path) / prediction.instance_id
+    """`<out>/<model>/<instance_id>/` (each as `file_component`) gets report.json, patch.diff and
+    test_output.txt."""
+    folder = out_dir / file_component(prediction.model_name_or_path) / file_component(prediction.instance_id)
     report = result.model_dump(mode="json", exclude={"log"})
     report["model_name_or_path"] = prediction.model_name_or_path
     write_atomic(folder / "patch.diff", prediction.model_patch or "")

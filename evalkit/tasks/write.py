@@ -9,6 +9,7 @@ from pathlib import Path
 
 import tomli_w
 
+from evalkit.names import file_component
 from evalkit.scoring.predictions import write_atomic
 from evalkit.tasks.load import PATCH_FILE, SUITE_FILE, TASK_FILE, TEST_PATCH_FILE
 from evalkit.tasks.model import Task
@@ -26,7 +27,7 @@ def write_suite(folder: Path, name: str, description: str, tasks: Iterable[Task]
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / SUITE_FILE, tomli_w.dumps({"name": name, "description": description}))
     for task in tasks:
-        task_dir = folder / task.id
+        task_dir = folder / file_component(task.id)  # the id itself is kept in task.toml
         if task_dir.exists():
             if not replace:
                 raise FileExistsError(task_dir)

@@ -11,6 +11,7 @@ from conftest import DEMO_SUITE, EVALKIT
 from conftest import run_evalkit as evalkit
 from toy import BASE_FILES, diff_of
 
+from evalkit.names import file_component
 from evalkit.sandbox.containers import (
     LABEL_OWNER,
     LABEL_RUN,
@@ -62,9 +63,10 @@ def test_evaluate_swebench_predictions_writes_per_instance_reports(toy_suite_dir
     result = evalkit("evaluate", predictions, "--suite", toy_suite_dir, "--run-id", "t1", "--out", tmp_path / "ev")
     assert result.returncode == 0, result.stderr
     assert "not-in-suite" in result.stderr
-    gold = json.loads((tmp_path / "ev/t1/gold__model/calc-power/report.json").read_text())["calc-power"]
-    assert gold["resolved"] and gold["patch_applied"]
-    assert (tmp_path / "ev/t1/gold__model/calc-power/test_output.txt").read_text()
+    gold_dir = tmp_path / "ev/t1" / file_component("gold/model") / "calc-power"  # `/` cannot be in a folder name
+    gold = json.loads((gold_dir / "report.json").read_text())["calc-power"]
+    assert gold["resolved"] and gold["patch_applied"] and gold_dir.parent.name.startswith("gold_model--")
+    assert (gold_dir / "test_output.txt").read_text()
     summary = json.loads((tmp_path / "ev/t1/empty.report.json").read_text())
     assert summary["empty_patch_ids"] == ["calc-power"] and summary["resolved_instances"] == 0
     cheat = json.loads((tmp_path / "ev/t1/cheat/calc-power/report.json").read_text())["calc-power"]
