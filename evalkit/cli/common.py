@@ -74,6 +74,12 @@ def run_id_option(value: str | None) -> str | None:
     return None if value is None else check_run_id(value)
 
 
+def given_options(ctx: typer.Context) -> set[str]:
+    """The parameters of the running command typed on the command line (not left to defaults)."""
+    sources = {name: ctx.get_parameter_source(name) for name in ctx.params}
+    return {name for name, source in sources.items() if source is not None and source.name == "COMMANDLINE"}
+
+
 def _load(suite_path: Path) -> Suite:
     from evalkit.tasks import load_suite
 

@@ -13,12 +13,13 @@ from rich.markup import escape
 
 from evalkit.cli.common import app, console
 from evalkit.errors import EvalkitError
+from evalkit.runs.folders import run_folder
 from evalkit.scoring.flag_kinds import FlagKind
 
 
 @app.command("integrity")
 def integrity(
-    run_dir: Annotated[Path, typer.Argument(help="A run folder (reports/runs/<run_id>).")],
+    run_dir: Annotated[Path, typer.Argument(help="A run folder, or the id of a run in reports/runs.")],
     json_out: Annotated[
         str | None,
         typer.Option("--json", help="Write one JSON row per attempt to this file; `--json -` (or last) prints them."),
@@ -39,6 +40,7 @@ def integrity(
     from evalkit.scoring.integrity_scan import recorded_test_flags, scan_attempt
     from evalkit.scoring.predictions import write_atomic
 
+    run_dir = run_folder(run_dir)
     store = RunStore(run_dir)
     if not store.results_path.exists():
         raise EvalkitError(f"{run_dir}: no results.jsonl; is this an evalkit run folder?")

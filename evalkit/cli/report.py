@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from evalkit.cli.common import app, console, err_console
 from evalkit.errors import EvalkitError
+from evalkit.runs.folders import RUNS_ROOT, run_folder
 
 
 @app.command("stats")
@@ -32,8 +33,8 @@ def stats(
 
 @app.command("compare")
 def compare(
-    base: Annotated[Path, typer.Argument(help="The reference run folder (reports/runs/<run_id>).")],
-    new: Annotated[Path, typer.Argument(help="The run to check against it.")],
+    base: Annotated[Path, typer.Argument(help="The reference run: a run folder, or a run id in reports/runs.")],
+    new: Annotated[Path, typer.Argument(help="The run to check against it (folder or run id).")],
     max_drop: Annotated[float, typer.Option(help="Smallest drop (0–1 scale) that counts as a regression.")] = 0.02,
     alpha: Annotated[
         float, typer.Option(help="Significance level of the one-sided tests; intervals are 1 − alpha.")
@@ -54,7 +55,16 @@ def compare(
     from evalkit.report.compare import compare_command
 
     code = compare_command(
-        base, new, max_drop, alpha, markdown, junit, base_model, new_model, console, json_out=json_out
+        run_folder(base),
+        run_folder(new),
+        max_drop,
+        alpha,
+        markdown,
+        junit,
+        base_model,
+        new_model,
+        console,
+        json_out=json_out,
     )
     if code:
         raise typer.Exit(code)
@@ -63,7 +73,8 @@ def compare(
 @app.command("report")
 def report(
     run_dirs: Annotated[
-        list[Path] | None, typer.Argument(help="Run folders (default: every folder under reports/runs).")
+        list[Path] | None,
+        typer.Argument(help="Run folders or run ids (default: every folder under reports/runs)."),
     ] = None,
     out: Annotated[Path, typer.Option(help="Folder for index.html and the data files.")] = Path("reports/leaderboard"),
     published: Annotated[Path | None, typer.Option(help="CSV model,benchmark,score of published scores (0–1).")] = None,
@@ -79,9 +90,9 @@ def report(
     if published is not None:
         scores = merge_published(scores, read_published(published))
     if run_dirs:
-        page = write_leaderboard(run_dirs, out, scores)
+        page = write_leaderboard([run_folder(d) for d in run_dirs], out, scores)
     else:
-        root = Path("reports/runs")
+        root = RUNS_ROOT
         found = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
         if not found:
             raise EvalkitError("no run folder given and none under reports/runs; run `evalkit run` first")

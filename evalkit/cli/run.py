@@ -17,13 +17,16 @@ from evalkit.cli.common import (
     app,
     console,
     err_console,
+    given_options,
     new_run_id,
     run_id_option,
 )
 from evalkit.errors import EvalkitError
+from evalkit.runs.folders import RUNS_ROOT, run_folder
 
 if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit --help` stays fast
     from evalkit.models.client import ChatClient
+    from evalkit.models.endpoint import ModelSpec
     from evalkit.runs.store import RunStore
     from evalkit.scoring.attempt_scores import ScoringSettings
     from evalkit.tasks import Task
@@ -31,25 +34,30 @@ if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit 
 
 @app.command("run")
 def run(
+    ctx: typer.Context,
     model: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option(
             "--model",
             "-m",
             help="Model to run (repeatable): an \\[models.NAME] entry of evalkit.toml, oracle, null, "
-            "replay:TRAJECTORY, or a model id at --base-url.",
+            "replay:TRAJECTORY, or a model id at --base-url. Left out with the --run-id of an existing run: "
+            "the run's models.",
         ),
-    ],
-    suite: Annotated[Path, typer.Option(help="Suite folder or .jsonl file.")] = Path("tasks/demo"),
-    samples: Annotated[int, typer.Option(min=1, help="Attempts per task and model.")] = 1,
+    ] = None,
+    suite: Annotated[Path, typer.Option(help="Suite folder or .jsonl (resuming: the run's).")] = Path("tasks/demo"),
+    samples: Annotated[int, typer.Option(min=1, help="Attempts per task and model (resuming: the run's).")] = 1,
     concurrency: Annotated[int, typer.Option(min=1, help="Attempts at once.")] = 2,
     run_id: Annotated[
         str | None,
-        typer.Option(help="Run name (letters, digits, . _ -); an existing one is resumed.", callback=run_id_option),
+        typer.Option(
+            help="Run name (letters, digits, . _ -); an existing one is resumed, alone: as its run.json records.",
+            callback=run_id_option,
+        ),
     ] = None,
     task: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")] = None,
-    out: Annotated[Path, typer.Option(help="Where run folders go.")] = Path("reports/runs"),
+    out: Annotated[Path, typer.Option(help="Where run folders go.")] = RUNS_ROOT,
     config: Annotated[Path | None, typer.Option(help="Model config (default ./evalkit.toml if present).")] = None,
     base_url: Annotated[str | None, typer.Option(help="Endpoint for models not in the config.")] = None,
     api_key_env: Annotated[str | None, typer.Option(help="Variable holding the key (default OPENAI_API_KEY).")] = None,
@@ -86,7 +94,8 @@ def run(
     command_timeout: Annotated[float | None, typer.Option(help="Override every task's seconds per command.")] = None,
     judge: Annotated[str | None, typer.Option(help="Reviewer model grading each diff (recorded apart).")] = None,
     baseline: Annotated[
-        Path | None, typer.Option(help="A baseline run folder: compare with it at the end and exit 1 on a regression.")
+        Path | None,
+        typer.Option(help="A baseline run folder or run id: compare with it at the end and exit 1 on a regression."),
     ] = None,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
@@ -95,12 +104,22 @@ def run(
     from evalkit.report.compare import compare_command
     from evalkit.runs.display import RunDisplay
     from evalkit.runs.orchestrate import LimitOverrides, execute, open_run, plan_attempts
+    from evalkit.runs.resume import RunArgs, model_specs, resume_args, resume_command, run_options
     from evalkit.runs.store import RunStore
     from evalkit.sandbox.docker_sandbox import SandboxSpec
     from evalkit.scoring.attempt_scores import load_settings
 
+    baseline_dir = run_folder(baseline, out) if baseline is not None else None
+    run_id = run_id or new_run_id()
+    store = RunStore(out / run_id)
+    asked = RunArgs(
+        suite, list(dict.fromkeys(model or [])), samples, task, limit,
+        LimitOverrides(max_turns, max_tokens, wall_time, command_timeout), config,
+    )  # fmt: skip
+    args = resume_args(asked, given_options(ctx), store.read_manifest(), store.dir)
+    suite, samples, config = args.suite, args.samples, args.config
     loaded = _load(suite)
-    selected = loaded.select(task)[:limit] if limit else loaded.select(task)
+    selected = loaded.select(args.task_ids)[: args.limit] if args.limit else loaded.select(args.task_ids)
     sampling = Sampling(temperature=temperature, top_p=top_p, max_tokens=max_completion_tokens, seed=seed)
     config_data = load_config(config)
     config_path = config or DEFAULT_CONFIG
@@ -116,8 +135,8 @@ def run(
         "stream": stream,
         "max_connections": max_connections,
     }
-    specs = []
-    for name in dict.fromkeys(model):
+
+    def resolved(name: str) -> ModelSpec:
         spec = resolve_model(
             name,
             models_config,
@@ -128,18 +147,19 @@ def run(
             knobs=knobs,
         )
         changes = {"request_timeout_s": request_timeout, "max_retries": max_retries}
-        specs.append(spec.model_copy(update={k: v for k, v in changes.items() if v is not None}))
+        return spec.model_copy(update={k: v for k, v in changes.items() if v is not None})
+
+    specs = model_specs(args, resolved)
+    for spec in specs:
         spec.api_key()  # a missing key or header variable stops the run before its folder exists
         spec.header_values()
-    run_id = run_id or new_run_id()
-    store = RunStore(out / run_id)
-    open_run(store, run_id, loaded, suite, specs, samples)
+    open_run(store, run_id, loaded, suite, specs, samples, run_options(args, [t.id for t in selected]))
     names = [s.name for s in specs]
     plan = plan_attempts(selected, names, samples, store.finished_keys())
     skipped = len(selected) * samples * len(names) - len(plan)
     if skipped:
         err_console.print(f"resuming run {run_id}: {skipped} finished attempt(s) kept, {len(plan)} to go")
-    overrides = LimitOverrides(max_turns, max_tokens, wall_time, command_timeout)
+    overrides = args.overrides
     backend = _open_backend(run_id)
     try:
         endpoints = EndpointRegistry()
@@ -159,13 +179,13 @@ def run(
             )
     except KeyboardInterrupt:
         raise _interrupted(
-            backend, f"finished attempts are in {store.results_path}; resume with --run-id {run_id}"
+            backend, f"finished attempts are in {store.results_path}; resume with: {resume_command(run_id, out)}"
         ) from None
     finally:
         backend.close()
     _score_and_show(store, {t.id: t for t in loaded.tasks}, settings, judge_client, f"run {run_id} on {loaded.name}")
-    if baseline is not None:
-        code = compare_command(baseline, store.dir, 0.02, 0.05, None, None, None, None, console)
+    if baseline_dir is not None:
+        code = compare_command(baseline_dir, store.dir, 0.02, 0.05, None, None, None, None, console)
         if code:
             raise typer.Exit(code)
 
@@ -198,7 +218,7 @@ def _score_and_show(
 
 @app.command("score")
 def score(
-    run_dir: Annotated[Path, typer.Argument(help="A run folder (reports/runs/<run_id>).")],
+    run_dir: Annotated[Path, typer.Argument(help="A run folder, or the id of a run in reports/runs.")],
     suite: Annotated[Path | None, typer.Option(help="The run's suite, if it moved.")] = None,
     config: Annotated[
         Path | None, typer.Option(help="Scoring weights, penalties, prices (default ./evalkit.toml).")
@@ -211,6 +231,7 @@ def score(
     from evalkit.scoring.attempt_scores import load_settings
     from evalkit.scoring.run_scores import run_tasks
 
+    run_dir = run_folder(run_dir)
     store = RunStore(run_dir)
     if not store.results_path.exists():
         raise EvalkitError(f"{run_dir}: no results.jsonl; is this an evalkit run folder?")

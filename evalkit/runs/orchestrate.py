@@ -18,7 +18,7 @@ from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPoli
 from evalkit.models.server import ModelServer
 from evalkit.runner import fan_out
 from evalkit.runs.attempt import AttemptKey, run_attempt
-from evalkit.runs.store import AttemptRecord, RunManifest, RunStore, utc_now
+from evalkit.runs.store import AttemptRecord, RunManifest, RunOptions, RunStore, utc_now
 from evalkit.sandbox.backend import DockerBackend
 from evalkit.scoring.integrity import IntegrityPolicy
 from evalkit.tasks import Suite, Task
@@ -79,9 +79,17 @@ def plan_attempts(
 
 
 def open_run(
-    store: RunStore, run_id: str, suite: Suite, suite_path: Path, specs: list[ModelSpec], samples: int
+    store: RunStore,
+    run_id: str,
+    suite: Suite,
+    suite_path: Path,
+    specs: list[ModelSpec],
+    samples: int,
+    options: RunOptions | None = None,
 ) -> None:
-    """Create or reopen the run folder; refuse to mix suites under one run id."""
+    """Create or reopen the run folder; refuse to mix suites under one run id. A reopened run keeps
+    the union of the tasks chosen each time (None: all) and the largest sample count."""
+    options = options or RunOptions()
     store.open()
     manifest = store.read_manifest()
     now = utc_now()
@@ -96,18 +104,27 @@ def open_run(
             samples=samples,
             created_at=now,
             updated_at=now,
+            options=options,
         )
     else:
         if manifest.suite != suite.name:
             raise EvalkitError(
-                f"{store.dir}: run `{run_id}` is of suite `{manifest.suite}`, not `{suite.name}`; use another --run-id"
+                f"--suite {suite_path}: run `{run_id}` is of suite `{manifest.suite}`, not `{suite.name}`; "
+                "use another --run-id"
             )
+        chosen = manifest.options.task_ids
+        if chosen is not None and options.task_ids is not None:
+            union = set(chosen) | set(options.task_ids)
+            options = options.model_copy(update={"task_ids": [t.id for t in suite.tasks if t.id in union]})
+        elif chosen is None and "options" in manifest.model_fields_set:
+            options = options.model_copy(update={"task_ids": None})
         manifest = manifest.model_copy(
             update={
                 "models": {**manifest.models, **models},
                 "samples": max(manifest.samples, samples),
                 "tasks": sorted(set(manifest.tasks) | {t.id for t in suite.tasks}),
                 "updated_at": now,
+                "options": options,
             }
         )
     store.write_manifest(manifest)

@@ -71,6 +71,14 @@ class AttemptRecord(BaseModel):
         return self.resolved if self.tests_resolved is None else self.tests_resolved
 
 
+class RunOptions(BaseModel):
+    """What `evalkit run --run-id X` alone runs again, beside the suite, the models and the samples."""
+
+    task_ids: list[str] | None = None  # chosen by --task / --limit; None: every task of the suite
+    limits: dict[str, int | float] = Field(default_factory=dict)  # --max-turns, --max-tokens, --wall-time...
+    config: str | None = None  # --config, when one was given
+
+
 class RunManifest(BaseModel):
     run_id: str
     suite: str
@@ -80,6 +88,7 @@ class RunManifest(BaseModel):
     samples: int
     created_at: str
     updated_at: str
+    options: RunOptions = Field(default_factory=RunOptions)  # absent in runs from before resume by id
 
 
 class RunStore:

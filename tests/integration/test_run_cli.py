@@ -115,7 +115,7 @@ def test_ctrl_c_removes_containers_keeps_results_and_says_how_to_resume(demo_sui
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr[-3000:]
-    assert "resume with --run-id stopped" in stderr and "Traceback" not in stderr
+    assert f"resume with: evalkit run --run-id stopped --out {tmp_path}" in stderr and "Traceback" not in stderr
     assert rows_of(tmp_path / "stopped") and run_containers(docker_engine, "stopped") == []
 
 

@@ -1,5 +1,5 @@
 """Run ids are checked before they become folders; model names and task ids become safe,
-distinct file names."""
+distinct file names; a bare run id finds its run folder."""
 
 import json
 
@@ -7,6 +7,7 @@ import pytest
 
 from evalkit.errors import EvalkitError
 from evalkit.names import attempt_file_name, check_run_id, file_component
+from evalkit.runs.folders import run_folder
 from evalkit.scoring.correctness import CorrectnessResult
 from evalkit.scoring.predictions import Prediction, write_instance_report
 
@@ -65,3 +66,31 @@ def test_predictions_of_a_hostile_model_stay_in_their_folder(tmp_path):
     assert len(written) == 9 and all(out in p.parents for p in written)
     reports = [json.loads(p.read_text()) for p in written if p.name == "report.json"]
     assert sorted(next(iter(r.values()))["model_name_or_path"] for r in reports) == ["..", "../../evil", "a/b"]
+
+
+def make_run(folder):
+    folder.mkdir(parents=True)
+    (folder / "run.json").write_text("{}")
+    return folder
+
+
+def test_a_run_folder_or_a_bare_run_id_finds_the_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    by_id = make_run(tmp_path / "reports" / "runs" / "demo")
+    assert run_folder("demo").resolve() == run_folder(by_id) == run_folder("reports/runs/demo").resolve() == by_id
+    other = make_run(tmp_path / "elsewhere" / "r1")
+    assert run_folder("r1", tmp_path / "elsewhere") == other
+    (tmp_path / "demo").mkdir()  # a folder that is no run does not hide the run of that id
+    assert run_folder("demo").resolve() == by_id
+    local = make_run(tmp_path / "local")
+    assert run_folder("local") == local.relative_to(tmp_path)
+
+
+@pytest.mark.parametrize("given", ["missing", "../missing", "reports/runs/missing"])
+def test_a_missing_run_is_one_line_saying_where_it_looked(tmp_path, monkeypatch, given):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(EvalkitError) as error:
+        run_folder(given)
+    message = str(error.value)
+    assert f"no run folder {given}" in message and "\n" not in message
+    assert ("under reports/runs" in message) == ("/" not in given)

@@ -1,9 +1,17 @@
-"""The CLI on run ids: a bad `--run-id` writes nothing. None of these reach the Docker engine."""
+"""The CLI on run ids: a bad `--run-id` writes nothing, a run id alone resumes (or says why it
+cannot), options that disagree with run.json are refused, and every command taking a run folder
+takes a run id. None of these reach the Docker engine."""
 
+import json
 import subprocess
 
 import pytest
 from conftest import DEMO_SUITE, EVALKIT
+
+from evalkit.models.endpoint import resolve_model
+from evalkit.runs.store import RunManifest, RunStore
+
+NOW = "2026-01-01T00:00:00+00:00"
 
 
 def evalkit(cwd, *args) -> subprocess.CompletedProcess:
@@ -37,3 +45,62 @@ def test_a_bad_run_id_is_refused_before_anything_is_written(tmp_path, workdir, r
     one_line_error(result, "--run-id", "letters, digits")
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["a", "b", "c", *(["preds.json"] * (command != "run")),
                                                           "work"]  # fmt: skip
+
+
+def test_run_without_a_model_or_a_run_to_resume_is_one_line(workdir):
+    one_line_error(evalkit(workdir, "run"), "--model")
+    one_line_error(evalkit(workdir, "run", "--run-id", "nothing-here"), "--run-id nothing-here", "--model")
+    assert list(workdir.iterdir()) == []
+
+
+@pytest.fixture
+def recorded_run(workdir, toy_suite_dir):
+    """A run folder whose run.json records the toy suite and the null model."""
+    store = RunStore(workdir / "reports" / "runs" / "r1")
+    store.open()
+    store.write_manifest(
+        RunManifest(run_id="r1", suite=toy_suite_dir.name, suite_path=str(toy_suite_dir), tasks=["calc-power"],
+                    models={"null": resolve_model("null", {}).public()}, samples=1, created_at=NOW, updated_at=NOW)
+    )  # fmt: skip
+    return store
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        (["--model", "oracle"], ["--model oracle: run `r1` has null"]),
+        (["--suite", DEMO_SUITE], ["--suite", "is of suite"]),
+        (["--temperature", "0.5"], ["--temperature", "give --model too"]),
+        (["--max-turns", "3"], ["--max-turns 3"]),
+    ],
+)
+def test_options_that_disagree_with_run_json_are_refused(workdir, recorded_run, options, words):
+    before = recorded_run.results_path.parent.joinpath("run.json").read_text()
+    one_line_error(evalkit(workdir, "run", "--run-id", "r1", *options), *words)
+    assert recorded_run.results_path.parent.joinpath("run.json").read_text() == before
+
+
+def test_a_run_whose_suite_is_gone_says_to_give_suite(workdir, recorded_run):
+    manifest = json.loads((recorded_run.dir / "run.json").read_text())
+    (recorded_run.dir / "run.json").write_text(json.dumps({**manifest, "suite_path": "moved/away"}))
+    one_line_error(evalkit(workdir, "run", "--run-id", "r1"), "moved/away is gone; give --suite")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["score", "nope"], ["integrity", "nope"], ["compare", "nope", "r1"], ["compare", "r1", "nope"],
+     ["report", "nope"], ["run", "--model", "null", "--baseline", "nope"]],
+)  # fmt: skip
+def test_commands_taking_a_run_folder_say_in_one_line_when_there_is_none(workdir, recorded_run, args):
+    one_line_error(evalkit(workdir, *args), "no run folder nope and no run `nope` under reports/runs")
+
+
+def test_commands_taking_a_run_folder_take_its_id(workdir, recorded_run):
+    """`r1` has run.json and no results yet: each command gets as far as saying so about reports/runs/r1."""
+    for args, words in (
+        (["integrity", "r1"], "reports/runs/r1: no results.jsonl"),
+        (["score", "r1"], "reports/runs/r1: no results.jsonl"),
+        (["compare", "r1", "r1"], "reports/runs/r1: no results.jsonl"),
+        (["report", "r1"], "reports/runs/r1: no finished attempt yet"),
+    ):
+        one_line_error(evalkit(workdir, *args), words)

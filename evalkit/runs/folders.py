@@ -1,0 +1,29 @@
+"""Where run folders are: a command that takes a run folder also takes a bare run id, looked up
+under the runs root (`reports/runs`, or `evalkit run --out`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evalkit.errors import EvalkitError
+from evalkit.names import is_safe_name
+
+RUNS_ROOT = Path("reports/runs")
+RUN_MARKERS = ("run.json", "results.jsonl")
+
+
+def _is_run(folder: Path) -> bool:
+    return any((folder / marker).exists() for marker in RUN_MARKERS)
+
+
+def run_folder(given: Path | str, root: Path = RUNS_ROOT) -> Path:
+    """The run folder `given` means: a folder, or a run id under `root`. A folder that is a run wins
+    over a run id of the same name; nothing found is one line naming both places looked at."""
+    path = Path(given)
+    by_id = root / str(given) if is_safe_name(str(given)) else None
+    if path.is_dir() and (_is_run(path) or by_id is None or not by_id.is_dir()):
+        return path
+    if by_id is not None and by_id.is_dir():
+        return by_id
+    where = f"no run folder {path}" + (f" and no run `{given}` under {root}" if by_id is not None else "")
+    raise EvalkitError(f"{where}; give a run folder or the id of a run in {root}")
