@@ -62,6 +62,8 @@ __all__ = [
 
 PAGE = "index.html"
 ATTEMPTS_DIR = "attempts"
+# the page's script, by responsibility, in the order they are joined into one inline script
+SCRIPT_PARTS = ("core.js", "charts.js", "table.js", "tasks.js", "attempt.js", "page.js")
 _ATTEMPT_FILE = re.compile(r"(\d+)\.js")
 
 
@@ -171,6 +173,16 @@ def _asset(name: str) -> str:
     return (resources.files("evalkit.report") / "templates" / name).read_text(encoding="utf-8")
 
 
+def page_script() -> str:
+    """The parts of the page's script joined into one function scope, inlined (and hashed into the
+    CSP) as a single script, so the page stays one self-contained file."""
+    parts = [f"// ---- {name}\n{_asset(name)}" for name in SCRIPT_PARTS]
+    script = '(() => {\n"use strict";\n' + "\n".join(parts) + "})();\n"
+    if "</script" in script.lower():
+        raise RuntimeError("the page's script must not contain a closing script tag")
+    return script
+
+
 def content_security_policy(script: str) -> str:
     """Only this page's own inline script (by its hash) and scripts beside it (the attempt files);
     inline styles, data: images; no network, no frames, no forms, no <base>."""
@@ -185,9 +197,7 @@ def content_security_policy(script: str) -> str:
 
 def render_page(board: Leaderboard) -> str:
     """index.html: jinja (autoescaped) for the skeleton, the data as escaped JSON, inline JS and CSS."""
-    script = _asset("leaderboard.js")
-    if "</script" in script.lower():
-        raise RuntimeError("leaderboard.js must not contain a closing script tag")
+    script = page_script()
     env = Environment(loader=PackageLoader("evalkit.report", "templates"), autoescape=True, undefined=StrictUndefined)
     return env.get_template("index.html").render(
         title="evalkit leaderboard",
