@@ -115,7 +115,9 @@ def _csv(rows: Iterable[Sequence[Any]]) -> str:
 
 
 def leaderboard_csv(board: Leaderboard) -> str:
-    """One row per suite × model: the table's figures, pass@k and best-of-k for every k."""
+    """One row per suite × model: the table's figures, pass@k and best-of-k for every k; `pareto` is
+    the frontier of the page's chart (on cost, or on completion tokens when nothing costs anything),
+    `error_attempts` the attempts that ended in endpoint_error or sandbox_error."""
     top_k = max((row.samples for suite in board.suites for row in suite.models), default=1)
     ks = [str(k) for k in range(1, top_k + 1)]
     benchmarks = list(board.benchmarks)
@@ -123,8 +125,9 @@ def leaderboard_csv(board: Leaderboard) -> str:
         "suite", "model", "run_id", "api_model", "attempts", "tasks", "samples", "resolved",
         "resolved_rate", "resolved_ci_low", "resolved_ci_high",
         *(f"pass_at_{k}" for k in ks), *(f"best_of_{k}" for k in ks),
-        *AXES, "median_tokens", "cost_usd", "cost_per_attempt", "cost_per_task", "cost_per_resolved",
-        "pareto", "errors", "integrity_fail", "integrity_warn", *(f"published_{b}" for b in benchmarks),
+        *AXES, "median_tokens", "median_completion_tokens", "cost_usd", "cost_per_attempt", "cost_per_task",
+        "cost_per_resolved", "pareto", "errors", "error_attempts", "integrity_fail", "integrity_warn",
+        *(f"published_{b}" for b in benchmarks),
     ]  # fmt: skip
     rows: list[list[Any]] = [header]
     for suite in board.suites:
@@ -136,8 +139,9 @@ def leaderboard_csv(board: Leaderboard) -> str:
                     row.resolved, row.resolved_rate.mean, ci[0], ci[1],
                     *(row.pass_at_k.get(k) for k in ks), *(row.best_of_k.get(k) for k in ks),
                     *((row.axes[a].mean if row.axes[a] else None) for a in AXES),
-                    row.median_tokens, row.cost_usd, row.cost_per_attempt, row.cost_per_task, row.cost_per_resolved,
-                    row.pareto, row.errors, row.integrity.fail, row.integrity.warn,
+                    row.median_tokens, row.median_completion_tokens, row.cost_usd, row.cost_per_attempt,
+                    row.cost_per_task, row.cost_per_resolved, row.pareto, row.errors, sum(row.error_kinds.values()),
+                    row.integrity.fail, row.integrity.warn,
                     *(row.published.get(b) for b in benchmarks),
                 ]
             )  # fmt: skip

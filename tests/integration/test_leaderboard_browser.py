@@ -1,106 +1,29 @@
 """The HTML leaderboard in a real headless Chromium, opened from file:// as a user opens it: no
 failed request and no console error, sorting, the attempt view loaded on click, the Pareto chart,
-and a model's `<script>` / `<img onerror>` output shown as text and never run.
-
-Needs Chromium (`apt-get install chromium`, /usr/bin/chromium or $EVALKIT_CHROMIUM) and the
-`playwright` package; without them the tests are skipped locally with the reason and fail in CI.
-The run folders are real: rows appended with RunStore, trajectories by TrajectoryWriter, scores by
-evalkit's own `score_run` over a two-task copy of the toy suite (no Docker)."""
+the per-axis bars, and a model's `<script>` / `<img onerror>` output shown as text and never run.
+(The legibility of a crowded all-local page, and the screenshots: test_leaderboard_legibility.py.)"""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from leaderboard_fixtures import OK, chromium, opened, two_task_suite, write_run
 
-from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.report.html import write_leaderboard
-from evalkit.runs.store import AttemptRecord, RunManifest, RunStore
-from evalkit.scoring.attempt_scores import ScoringSettings
-from evalkit.scoring.run_scores import run_tasks, score_run
 
 pytestmark = pytest.mark.integration
 
-CHROMIUM = os.environ.get("EVALKIT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACT = ROOT / "reports" / "leaderboard-test.png"  # reports/ is git-ignored
 EVIL = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
-TASKS = ("calc-power", "calc-power-again")
-
-
-def write_run(root: Path, suite: Path, run_id: str, plan: dict[str, tuple[str, list[list[dict]]]]) -> Path:
-    """plan: model → (API model id, per task: per sample: {resolved, patch, final, output})."""
-    store = RunStore(root / run_id)
-    store.open()
-    now = "2026-01-01T00:00:00+00:00"
-    samples = max(len(kinds) for _, per_task in plan.values() for kinds in per_task)
-    models = {m: {"name": m, "model": api} for m, (api, _) in plan.items()}
-    store.write_manifest(
-        RunManifest(
-            run_id=run_id,
-            suite="toy",
-            suite_path=str(suite),
-            tasks=list(TASKS),
-            models=models,
-            samples=samples,
-            created_at=now,
-            updated_at=now,
-        )
-    )
-    tasks = run_tasks(store)
-    for m, (model, (api, per_task)) in enumerate(plan.items()):
-        for task_id, kinds in zip(TASKS, per_task, strict=False):
-            task = tasks[task_id]
-            for sample, kind in enumerate(kinds):
-                resolved = kind.get("resolved", False)
-                trajectory = f"trajectories/{task_id}__{m}__{sample}.jsonl"
-                call = {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
-                with TrajectoryWriter(store.dir / trajectory) as writer:
-                    writer.event("start", limits=task.limits.model_dump())
-                    writer.message({"role": "user", "content": task.prompt})
-                    writer.event(
-                        "model_call", turn=1, latency_s=0.1, usage={"total_tokens": 500}, finish_reason="tool_calls"
-                    )
-                    writer.message({"role": "assistant", "content": "Looking around.", "tool_calls": [call]})
-                    writer.message({"role": "tool", "tool_call_id": "c1", "content": kind.get("output", "calc tests")})
-                    writer.event("tool", call_id="c1", name="bash", fault=None, exit_code=0)
-                    writer.event("stop", stop_reason="submitted", error=None)
-                f2p = task.tests.fail_to_pass
-                store.append(
-                    AttemptRecord(
-                        run_id=run_id,
-                        task_id=task_id,
-                        model=model,
-                        sample=sample,
-                        resolved=resolved,
-                        stop_reason="submitted",
-                        endpoint={"model": api},
-                        turns=1,
-                        tool_calls=1,
-                        agent_s=10.0,
-                        usage={"prompt_tokens": 9000, "completion_tokens": 1000, "total_tokens": 10000},
-                        final_message=kind.get("final", "Added power."),
-                        model_patch=kind.get("patch", task.patch if resolved else ""),
-                        patch_applied=True,
-                        fail_to_pass={"passed": f2p if resolved else [], "failed": [] if resolved else f2p},
-                        pass_to_pass={"passed": task.tests.pass_to_pass, "failed": []},
-                        trajectory=trajectory,
-                    )
-                )
-    score_run(store, tasks, ScoringSettings())
-    return store.dir
 
 
 @pytest.fixture(scope="module")
 def report(toy_suite_dir, tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("leaderboard-browser")
-    suite = root / "suite"
-    shutil.copytree(toy_suite_dir, suite)
-    shutil.copytree(suite / "calc-power", suite / "calc-power-again")
-    ok = {"resolved": True}
+    suite = two_task_suite(toy_suite_dir, root)
     evil = {
         "patch": f"diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+{EVIL}\n",
         "final": EVIL,
@@ -111,8 +34,8 @@ def report(toy_suite_dir, tmp_path_factory) -> Path:
         suite,
         "browser",
         {
-            "gpt-4o": ("gpt-4o", [[ok, ok], [ok, {}]]),
-            "gpt-4o-mini": ("gpt-4o-mini", [[ok, {}], [{}, {}]]),
+            "gpt-4o": ("gpt-4o", [[OK, OK], [OK, {}]]),
+            "gpt-4o-mini": ("gpt-4o-mini", [[OK, {}], [{}, {}]]),
             EVIL: ("no-price", [[evil, evil], [evil, evil]]),
         },
     )
@@ -121,45 +44,14 @@ def report(toy_suite_dir, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        problem = "the playwright package is missing (pip install playwright)"
-    else:
-        problem = None if Path(CHROMIUM).is_file() else f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    if problem:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI needs a headless Chromium: {problem}")
-        pytest.skip(problem)
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture
 def page(browser, report):
-    """The report opened from disk; at the end, no request may have failed and nothing may have
-    been logged as an error (a blocked load, a CSP violation, an exception)."""
-    context = browser.new_context(viewport={"width": 1300, "height": 900})
-    opened = context.new_page()
-    problems: list[str] = []
-    opened.on("requestfailed", lambda request: problems.append(f"request failed: {request.url} {request.failure}"))
-    opened.on(
-        "console",
-        lambda message: (
-            message.type in ("error", "warning") and problems.append(f"console {message.type}: {message.text}")
-        ),
-    )
-    opened.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-    opened.on(
-        "dialog", lambda dialog: problems.append(f"a script opened a dialog: {dialog.message}") or dialog.dismiss()
-    )
-    opened.goto(report.as_uri())
-    opened.wait_for_selector('body[data-ready="1"]')
-    yield opened
-    context.close()
-    assert not problems, problems
+    with opened(browser, report) as page:
+        yield page
 
 
 def column(page, header: str) -> list[float]:
