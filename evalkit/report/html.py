@@ -63,7 +63,7 @@ __all__ = [
 PAGE = "index.html"
 ATTEMPTS_DIR = "attempts"
 # the page's script, by responsibility, in the order they are joined into one inline script
-SCRIPT_PARTS = ("core.js", "charts.js", "table.js", "tasks.js", "attempt.js", "page.js")
+SCRIPT_PARTS = ("core.js", "labels.js", "charts.js", "table.js", "tasks.js", "attempt.js", "page.js")
 _ATTEMPT_FILE = re.compile(r"(\d+)\.js")
 
 

@@ -54,12 +54,20 @@ def page(browser, report):
         yield page
 
 
-def column(page, header: str) -> list[float]:
-    """The values of a leaderboard column, in the row order shown."""
+def cells(page, header: str) -> list[str]:
+    """The texts of a leaderboard column, in the row order shown."""
     headers = page.locator("table.board thead th").all_inner_texts()
     index = next(i for i, text in enumerate(headers) if text.strip().startswith(header))
-    cells = page.locator(f"table.board tbody tr td:nth-child({index + 1})").all_inner_texts()
-    return [float(cell.split()[0]) for cell in cells]
+    return page.locator(f"table.board tbody tr td:nth-child({index + 1})").all_inner_texts()
+
+
+def column(page, header: str) -> list[float]:
+    return [float(cell.split()[0]) for cell in cells(page, header)]
+
+
+def svg_texts(locator) -> list[str]:
+    """What SVG <text> elements show (their own text, not their <title> tooltip)."""
+    return locator.evaluate_all("nodes => nodes.map(n => n.firstChild.textContent)")
 
 
 def test_loads_from_disk_with_every_part(page, report, tmp_path):
@@ -74,18 +82,26 @@ def test_loads_from_disk_with_every_part(page, report, tmp_path):
     assert ARTIFACT.stat().st_size > 10_000
 
 
-def test_clicking_a_header_sorts_the_column_both_ways(page):
-    header = page.locator("table.board th", has_text="composite")
-    header.locator("button").click()
-    assert header.get_attribute("aria-sort") == "ascending"
+def test_a_first_click_sorts_best_first_and_a_second_reverses(page):
+    composite = page.locator("table.board th", has_text="composite")
+    composite.locator("button").click()
+    assert composite.get_attribute("aria-sort") == "descending"  # the best composite on top
     values = column(page, "composite")
-    assert values == sorted(values) and len(set(values)) == 3
-    header.locator("button").click()
-    assert header.get_attribute("aria-sort") == "descending"
-    assert column(page, "composite") == sorted(values, reverse=True)
+    assert values == sorted(values, reverse=True) and len(set(values)) == 3
+    assert "Sorted by composite, best first" in page.locator(".sort-state").inner_text()
+    composite.locator("button").click()
+    assert composite.get_attribute("aria-sort") == "ascending"
+    assert column(page, "composite") == sorted(values)
+    assert "worst first" in page.locator(".sort-state").inner_text()
+    cost = page.locator("table.board th", has_text="cost / task")
+    cost.locator("button").click()  # for a cost, best is cheapest
+    assert cost.get_attribute("aria-sort") == "ascending" and composite.get_attribute("aria-sort") is None
+    costs = cells(page, "cost / task")
+    assert costs[-1] == "unknown"  # no price: last either way
+    assert [float(c.strip("$")) for c in costs[:2]] == sorted(float(c.strip("$")) for c in costs[:2])
     page.locator("table.board th", has_text="model").locator("button").click()
     names = page.locator("table.board tbody tr td:first-child .mono").all_inner_texts()
-    assert names == sorted(names, key=lambda name: name.lower()) or names == sorted(names)
+    assert names == sorted(names)
 
 
 def test_a_matrix_cell_opens_the_attempt_with_its_trajectory(page):
@@ -145,3 +161,34 @@ def test_cost_chart_marks_the_pareto_frontier(page, report):
     assert chart.locator("circle.point.unknown").count() == 1  # the unpriced model, in its own strip
     assert chart.locator("text", has_text="cost unknown").count() == 1
     assert page.locator("svg.axis-chart").count() >= 5  # resolved and the four axes
+
+
+def test_each_axis_bar_shows_its_value_on_a_scale(page, report):
+    data = json.loads((report.parent / "leaderboard.json").read_text())
+    rows = data["suites"][0]["models"]
+    charts = page.locator("svg.axis-chart")
+    resolved = charts.first
+    assert svg_texts(resolved.locator("text.tick")) == ["0 %", "50 %", "100 %"]
+    expected = [f"{round(row['resolved_rate']['mean'] * 100)} %" for row in rows]
+    assert svg_texts(resolved.locator("text.value")) == expected
+    composite = page.locator("svg.axis-chart", has=page.locator("text", has_text="composite"))
+    assert svg_texts(composite.locator("text.tick")) == ["0", "0.5", "1"]
+    shown = [float(v) for v in svg_texts(composite.locator("text.value"))]
+    assert shown == [round(row["axes"]["composite"]["mean"], 2) for row in rows]
+
+
+def test_the_attempt_view_speaks_words_not_keys(page):
+    page.locator("table.matrix tbody tr").first.locator("button.cell").first.click()
+    dialog = page.locator("dialog#attempt")
+    dialog.locator(".trajectory").wait_for()
+    scores = dialog.locator("table.scores").inner_text()
+    for words in ("hidden tests passed", "FAIL_TO_PASS passed", "patch applied", "token budget used", "lines changed"):
+        assert words in scores, words
+    for key in ("tests_resolved", "f2p_passed", "budget_tokens", "changed_lines", "true", "false"):
+        assert key not in scores, key
+    facts = dialog.locator("p.facts").inner_text()
+    assert facts.startswith("1 turn · 1 tool call · 10,000 tokens · 1 min 15 s in all")  # duration_s 75
+    start = dialog.locator(".trajectory .event.meta").first.inner_text()
+    assert "2026-01-01T" not in start and "2026" in start  # a local date, not the ISO text
+    assert "limits: 50 turns" in start and "{" not in start
+    assert page.locator("#runs td time").first.get_attribute("datetime") == "2026-01-01T00:00:00+00:00"

@@ -48,9 +48,10 @@ function showAttempt(d) {
   parts.push(h("p", null,
     h("span", { class: "badge " + d.status, text: STATUS[d.status] }),
     d.integrity.verdict !== "clean" ? h("span", { class: "badge " + d.integrity.verdict, text: "integrity: " + d.integrity.verdict }) : null,
-    h("span", { class: "badge", text: "stop: " + d.stop_reason }),
+    h("span", { class: "badge", title: "stop reason " + d.stop_reason, text: "stop: " + words(STOP_LABELS, d.stop_reason) }),
     d.error ? h("span", { class: "badge e", text: "error: " + d.error }) : null,
     h("span", { class: "meta", text: "run " + d.run_id + " · suite " + d.suite + " · attempt " + d.n })));
+  parts.push(factsLine(d.facts));
   if (d.siblings.length > 1) {
     parts.push(h("p", { class: "samples" }, "Samples: ", d.siblings.map(([n, sample, status, run, verdict]) => {
       const flag = verdict === "fail" || verdict === "warn" ? verdict : null;
@@ -71,14 +72,40 @@ function showAttempt(d) {
   dialog.scrollTop = 0;
 }
 
+// a value of the parts in words: yes/no, fractions of a budget in %, lists and counts joined
+function partValue(key, v) {
+  if (typeof v === "boolean") return v ? "yes" : "no";
+  if (Array.isArray(v)) return v.join(", ");
+  if (typeof v === "object") return Object.entries(v).map(([k, n]) => k + " × " + n).join(", ");
+  if (isNum(v) && (key.startsWith("budget_") || key === "f2p_passed" || key === "p2p_passed")) return pct(v);
+  if (isNum(v) && key === "cost_usd") return usd(v);
+  if (isNum(v) && key === "wall_s") return duration(v);
+  if (isNum(v) && !Number.isInteger(v)) return String(Number(v.toFixed(4)));
+  if (isNum(v)) return int(v);
+  return String(v);
+}
 function keyValues(object) {
   const line = h("span", { class: "parts" });
   for (const [k, v] of Object.entries(object || {})) {
     if (v === null || v === undefined || (typeof v === "object" && !Object.keys(v).length)) continue;
-    const text = typeof v === "object" ? JSON.stringify(v) : isNum(v) && !Number.isInteger(v) ? String(Number(v.toFixed(4))) : String(v);
-    put(line, h("span", { class: "part" }, h("span", { class: "mono", text: k }), " " + text));
+    const text = partValue(k, v);  // a short value never breaks from its key's line ("0.0 %")
+    put(line, h("span", { class: "part", title: k }, h("span", { class: "key", text: words(PART_LABELS, k) }), " ",
+      h("span", { class: text.length < 24 ? "value short" : "value", text })));
   }
   return line;
+}
+// turns, tool calls, tokens and times of the attempt, in words
+function factsLine(facts) {
+  const f = facts || {};
+  const bits = [int(f.turns) + " turn" + (f.turns === 1 ? "" : "s"), int(f.tool_calls) + " tool call" + (f.tool_calls === 1 ? "" : "s"),
+    int(f.tokens) + " tokens", duration(f.duration_s) + " in all"];
+  if (isNum(f.agent_s)) bits.push(duration(f.agent_s) + " agent");
+  if (isNum(f.model_time_s)) bits.push(duration(f.model_time_s) + " waiting for the model");
+  const retries = Object.entries(f.retries || {}).filter(([, n]) => n);
+  if (retries.length) bits.push("retries: " + retries.map(([k, n]) => k.replace(/_/g, " ") + " × " + n).join(", "));
+  const faults = Object.entries(f.faults || {}).filter(([, n]) => n);
+  if (faults.length) bits.push("faults: " + faults.map(([k, n]) => k.replace(/_/g, " ") + " × " + n).join(", "));
+  return h("p", { class: "facts meta", text: bits.join(" · ") });
 }
 function scoresView(d) {
   if (!d.scores) return h("p", { class: "note", text: "not scored" });
@@ -97,7 +124,7 @@ function scoresView(d) {
   ];
   if (sc.judge) rows.push(["judge", sc.judge.score, { judge: sc.judge.judge, summary: sc.judge.summary, issues: sc.judge.issues, error: sc.judge.error }]);
   const tbody = h("tbody");
-  rows.forEach(([name, score, parts]) => put(tbody, h("tr", null, h("td", { text: name }), h("td", { text: dec(score) }),
+  rows.forEach(([name, score, parts]) => put(tbody, h("tr", null, h("td", { text: words(AXIS_LABELS, name) }), h("td", { text: dec(score) }),
     h("td", { class: "text" }, keyValues(parts)))));
   const table = h("table", { class: "scores" }, h("thead", null, h("tr", null, h("th", { text: "axis" }), h("th", { text: "score" }),
     h("th", { class: "text", text: "parts" }))), tbody);
@@ -156,6 +183,8 @@ function diffView(patch) {
   }
   return pre;
 }
+// an event's time since the attempt started ("at 1 min 5 s: ")
+const sinceStart = (t) => (isNum(t) ? "at " + duration(t) + ": " : "");
 function trajectoryView(d) {
   const box = h("div", { class: "trajectory" });
   if (d.trajectory_note) put(box, h("p", { class: "note", text: d.trajectory_note }));
@@ -178,12 +207,13 @@ function trajectoryView(d) {
       }
       put(box, item);
     } else if (e.kind === "model_call") {
-      put(box, h("div", { class: "event meta", text: "model call, turn " + e.turn + ": " + dec(e.latency_s, 2) + " s, " +
+      put(box, h("div", { class: "event meta", text: sinceStart(e.t) + "model call, turn " + e.turn + ": " + duration(e.latency_s) + ", " +
         int(e.tokens) + " tokens, finish " + e.finish_reason + (e.retries ? ", " + e.retries + " retries" : "") }));
     } else if (e.kind === "stop") {
-      put(box, h("div", { class: "event meta", text: "stop: " + e.stop_reason + (e.error ? " (" + e.error + ")" : "") }));
+      put(box, h("div", { class: "event meta", text: sinceStart(e.t) + "stop: " + words(STOP_LABELS, e.stop_reason) + (e.error ? " (" + e.error + ")" : "") }));
     } else if (e.kind === "start") {
-      put(box, h("div", { class: "event meta", text: "start " + (e.started_at || "") + " · limits " + JSON.stringify(e.limits || {}) }));
+      const limits = Object.entries(e.limits || {}).map(([k, v]) => (LIMIT_LABELS[k] ? LIMIT_LABELS[k](v) : k + " " + v));
+      put(box, h("div", { class: "event meta" }, "started ", e.started_at ? when(e.started_at) : "", limits.length ? " · limits: " + limits.join(", ") : ""));
     }
   }
   return box;

@@ -9,8 +9,9 @@ function renderSuite(suite, index) {
   put(section, h("h3", { text: "Leaderboard" }));
   put(section, leaderboardTable(suite));
   put(section, tableNotes(suite));
-  put(section, h("h3", { text: "Cost against resolved rate, and each axis" }));
-  put(section, h("div", { class: "charts" }, costChart(suite), axisMultiples(suite)));
+  put(section, h("h3", { text: suite.chart_x === "tokens"
+    ? "Completion tokens against resolved rate, and each axis" : "Cost against resolved rate, and each axis" }));
+  put(section, h("div", { class: "charts" }, tradeoffChart(suite), axisMultiples(suite)));
   put(section, h("h3", { text: "Tasks × models" }));
   put(section, matrix(suite));
   put(section, h("h3", { text: "The suite beside SWE-bench" }));
@@ -22,8 +23,11 @@ const app = document.getElementById("app");
 const nav = document.getElementById("nav");
 DATA.suites.forEach((suite, i) => put(nav, h("a", { href: "#suite-" + i, text: suite.name })));
 put(nav, h("a", { href: "#runs", text: "runs" }));
+const generated = document.getElementById("generated");
+generated.replaceChildren(when(generated.dataset.iso));
 DATA.suites.forEach((suite, i) => put(app, renderSuite(suite, i)));
 put(app, renderRuns());
+afterLayout.forEach((work) => work());
 fromHash();
 document.body.dataset.ready = "1";
 performance.mark("evalkit-drawn");

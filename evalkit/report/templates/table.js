@@ -1,6 +1,9 @@
-// table.js: the leaderboard table, its cells and notes.
+// table.js: the leaderboard table (sorted best first on a click, reversed on the next), its cells and notes.
 
 // -- leaderboard table ---------------------------------------------------------------------------
+// Each column knows which end is better (`best`: "high" or "low"); the first click on a column sorts
+// it best first, the next reverses it. Unknown values (and a row whose every attempt ended in an
+// error, on resolved) stay last either way.
 function leaderboardTable(suite) {
   const rows = suite.models;
   const maxSamples = Math.max(1, ...rows.map((r) => r.samples));
@@ -8,54 +11,72 @@ function leaderboardTable(suite) {
   const kLabel = ks.size === 1 ? String(maxSamples) : "k";
   const axis = (name) => (r) => (r.axes[name] ? r.axes[name].mean : null);
   const columns = [
-    { label: "model", text: true, value: (r) => r.label, cell: (r) => modelCell(r) },
-    { label: "resolved % [95% CI]", value: (r) => r.resolved_rate.mean,
-      cell: (r) => [pct(r.resolved_rate.mean), h("span", { class: "ci", text: ci(r.resolved_rate, true) })] },
+    { label: "model", text: true, best: "low", value: (r) => r.label, cell: (r) => modelCell(r) },
+    { label: "resolved % [95% CI]", best: "high", value: (r) => (allErrors(r) ? null : r.resolved_rate.mean), cell: resolvedCell },
   ];
   if (maxSamples > 1) {
     const at = (r, table) => table[String(r.samples)];
     columns.push(
-      { label: "pass@" + kLabel, value: (r) => (r.samples > 1 ? at(r, r.pass_at_k) : null),
+      { label: "pass@" + kLabel, best: "high", value: (r) => (r.samples > 1 ? at(r, r.pass_at_k) : null),
         cell: (r) => (r.samples > 1 ? dec(at(r, r.pass_at_k)) + (ks.size > 1 ? " (k=" + r.samples + ")" : "") : "—") },
-      { label: "best-of-" + kLabel, value: (r) => (r.samples > 1 ? at(r, r.best_of_k) : null),
+      { label: "best-of-" + kLabel, best: "high", value: (r) => (r.samples > 1 ? at(r, r.best_of_k) : null),
         cell: (r) => (r.samples > 1 ? dec(at(r, r.best_of_k)) : "—") },
     );
   }
   for (const name of ["quality", "efficiency", "interaction", "composite"]) {
-    columns.push({ label: name, value: axis(name), cell: (r) => dec(axis(name)(r)) });
+    columns.push({ label: name, best: "high", value: axis(name), cell: (r) => dec(axis(name)(r)) });
   }
   if (rows.some((r) => r.axes.judge && isNum(r.axes.judge.mean))) {
-    columns.push({ label: "judge", value: axis("judge"), cell: (r) => dec(axis("judge")(r)) });
+    columns.push({ label: "judge", best: "high", value: axis("judge"), cell: (r) => dec(axis("judge")(r)) });
   }
   columns.push(
-    { label: "median tokens", value: (r) => r.median_tokens, cell: (r) => int(r.median_tokens) },
-    { label: "cost / task", value: (r) => r.cost_per_task, cell: (r) => usd(r.cost_per_task) },
-    { label: "cost / resolved", value: (r) => r.cost_per_resolved, cell: (r) => usd(r.cost_per_resolved) },
-    { label: "attempts", value: (r) => r.attempts, cell: (r) => int(r.attempts) },
-    { label: "integrity", value: (r) => r.integrity.fail * 1e6 + r.integrity.warn, cell: (r) => integrityCell(r.integrity) },
+    { label: "median tokens", best: "low", value: (r) => r.median_tokens, cell: (r) => int(r.median_tokens) },
+    { label: "cost / task", best: "low", value: (r) => r.cost_per_task, cell: (r) => usd(r.cost_per_task) },
+    { label: "cost / resolved", best: "low", value: (r) => r.cost_per_resolved, cell: (r) => usd(r.cost_per_resolved) },
+    { label: "attempts", best: "high", value: (r) => r.attempts, cell: (r) => int(r.attempts) },
+    { label: "integrity", best: "low", value: (r) => r.integrity.fail * 1e6 + r.integrity.warn, cell: (r) => integrityCell(r.integrity) },
   );
   for (const [key, label] of Object.entries(DATA.benchmarks)) {
-    columns.push({ label: label + " (published)", value: (r) => r.published[key] ?? null,
+    columns.push({ label: label + " (published)", best: "high", value: (r) => r.published[key] ?? null,
       cell: (r) => pct(r.published[key] ?? null) });
   }
 
   const tbody = h("tbody");
   const trs = rows.map((r) => {
-    const tr = h("tr", { class: r.pareto ? "frontier" : null });
+    const tr = h("tr", { class: [r.pareto ? "frontier" : "", errorCount(r) ? "has-errors" : "", allErrors(r) ? "all-errors" : ""]
+      .filter(Boolean).join(" ") || null });
     columns.forEach((c) => put(tr, h("td", { class: c.text ? "text" : null }, c.cell(r))));
     return { row: r, tr };
   });
   trs.forEach((t) => put(tbody, t.tr));
+  const state = h("p", { class: "sort-state note", "aria-live": "polite" });
   const headRow = h("tr");
+  const first = (column) => (column.best === "high" ? "descending" : "ascending");
   const ths = columns.map((column, i) => {
-    const th = h("th", { scope: "col", "aria-sort": i === 1 ? "descending" : null },
-      h("button", { type: "button", text: column.label, title: "sort by " + column.label, onclick: () => sortBy(i) }));
+    const th = h("th", { scope: "col" },
+      h("button", { type: "button", text: column.label, onclick: () => sortBy(i) }));
     put(headRow, th);
     return th;
   });
+  function show(i, dir) {
+    ths.forEach((th, j) => {
+      const column = columns[j];
+      if (j === i) th.setAttribute("aria-sort", dir);
+      else th.removeAttribute("aria-sort");
+      const next = j === i ? (dir === "ascending" ? "descending" : "ascending") : first(column);
+      th.firstChild.title = "sort by " + column.label + ", " + order(column, next);
+    });
+    state.textContent = "Sorted by " + columns[i].label + ", " + order(columns[i], dir) +
+      ". Click a column to sort by it, best first; click again to reverse.";
+  }
+  function order(column, dir) {
+    if (column.text) return dir === "ascending" ? "A to Z" : "Z to A";
+    return (dir === "descending") === (column.best === "high") ? "best first" : "worst first";
+  }
   function sortBy(i) {
     const column = columns[i];
-    const dir = ths[i].getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
+    const now = ths[i].getAttribute("aria-sort");
+    const dir = now ? (now === "ascending" ? "descending" : "ascending") : first(column);
     const sign = dir === "ascending" ? 1 : -1;
     trs.sort((a, b) => {
       const x = column.value(a.row), y = column.value(b.row);
@@ -64,16 +85,30 @@ function leaderboardTable(suite) {
       if (column.text) return sign * String(x).localeCompare(String(y));
       return sign * (x - y);
     });
-    ths.forEach((th, j) => (j === i ? th.setAttribute("aria-sort", dir) : th.removeAttribute("aria-sort")));
+    show(i, dir);
     trs.forEach((t) => tbody.appendChild(t.tr));
   }
-  return h("div", { class: "scroll" }, h("table", { class: "board" }, h("thead", null, headRow), tbody));
+  show(1, "descending");  // the rows come ranked by resolved rate, best first
+  return h("div", null, state, h("div", { class: "scroll" }, h("table", { class: "board" }, h("thead", null, headRow), tbody)));
 }
 
 function modelCell(row) {
   const parts = [h("span", { class: "mono", text: row.label })];
   if (row.api_model) parts.push(h("span", { class: "ci", text: " " + row.api_model }));
+  const errors = errorCount(row);
+  if (errors) {
+    const kinds = Object.entries(row.error_kinds).map(([k, n]) => words(STOP_LABELS, k) + " × " + n).join(", ");
+    parts.push(" ", h("span", { class: "badge e error-count", title: errors + " of " + row.attempts + " attempts ended in an " +
+      "error that is the endpoint's or the harness's, not the model's (" + kinds + "); the purple cells of the matrix",
+      text: errors + (errors === 1 ? " error" : " errors") }));
+  }
   return parts;
+}
+
+// the rate and its interval; no rate at all when every attempt ended in an error
+function resolvedCell(row) {
+  if (allErrors(row)) return h("span", { class: "no-result", title: "every attempt ended in an endpoint or harness error", text: "no result" });
+  return [pct(row.resolved_rate.mean), h("span", { class: "ci", text: ci(row.resolved_rate, true) })];
 }
 
 // "3 fail · 1 warn" or "clean"; the kinds and their counts in the tooltip
@@ -109,6 +144,8 @@ function tableNotes(suite) {
     "integrity: attempts whose integrity scan failed them (test or harness tampering: unresolved, composite 0) " +
       "and those only flagged as a warning (git history, network, hidden-test probes, writes outside the " +
       "workspace); hover for the kinds. An attempt that changed nothing scores 0 on every axis.",
+    "errors: attempts that ended in an endpoint or harness error (endpoint_error, sandbox_error) are not the " +
+      "model's failures; a row with any is marked with their count, and one with nothing else shows no result.",
     "◆ marks the Pareto frontier of the chart below. A model tried in several runs of this suite (a baseline " +
       "and a new run) has a row per run, labelled with the run id.",
   ];
@@ -117,5 +154,8 @@ function tableNotes(suite) {
       "--published` or [published] in evalkit.toml, matched by model name or API model id; not computed by " +
       "evalkit and on another task set.");
   }
-  return h("div", { class: "note" }, notes.map((n) => h("p", { text: n })));
+  // open on a wide screen; on a phone the table comes first and the notes one tap away
+  return h("details", { class: "note table-notes", open: window.innerWidth >= 700 ? "" : null },
+    h("summary", { text: "How each column is computed" }), notes.map((n) => h("p", { text: n })));
 }
+

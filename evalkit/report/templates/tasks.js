@@ -122,7 +122,8 @@ function renderRuns() {
   DATA.runs.forEach((r) => put(tbody, h("tr", null,
     h("td", { class: "mono", text: r.run_id }), h("td", { class: "text", text: r.suite }),
     h("td", { class: "text", text: r.models.join(", ") }), h("td", { text: r.samples }), h("td", { text: int(r.attempts) }),
-    h("td", { text: r.created_at }), h("td", { text: r.scored_at || "—" }), h("td", { class: "text mono", text: r.path }))));
+    h("td", null, when(r.created_at)), h("td", null, when(r.scored_at)), h("td", { class: "text mono", text: r.path }))));
   return h("section", { id: "runs" }, h("h2", { text: "Runs" }),
     h("div", { class: "scroll" }, h("table", { class: "plain" }, h("thead", null, head), tbody)));
 }
+
