@@ -12,6 +12,7 @@ from rich.text import Text
 from evalkit.models.backoff import EndpointRegistry
 from evalkit.runs.fitted_table import FitColumn, FittedTable
 from evalkit.runs.store import AttemptRecord
+from evalkit.wording import counted
 
 
 class _Tally:
@@ -118,7 +119,7 @@ class RunDisplay:
             error = f" error: {record.error[:120]}" if record.error else ""
             self.console.print(
                 f"[{done}/{self.total}] {record.task_id} {record.model} #{record.sample}: {verdict}, "
-                f"{record.stop_reason}, {record.turns} turns, {record.duration_s:.1f}s{error}",
+                f"{record.stop_reason}, {counted(record.turns, 'turn')}, {record.duration_s:.1f}s{error}",
                 highlight=False,
                 markup=False,
                 soft_wrap=True,
