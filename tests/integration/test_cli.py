@@ -67,6 +67,9 @@ def test_evaluate_swebench_predictions_writes_per_instance_reports(toy_suite_dir
     assert (tmp_path / "ev/t1/gold__model/calc-power/test_output.txt").read_text()
     summary = json.loads((tmp_path / "ev/t1/empty.report.json").read_text())
     assert summary["empty_patch_ids"] == ["calc-power"] and summary["resolved_instances"] == 0
+    # printed: instances, resolved, unresolved, empty patch, errors, not applied
+    empty_row = next(line.split() for line in result.stdout.splitlines() if line.startswith("empty "))
+    assert empty_row == ["empty", "1", "0", "0", "1", "0", "0"], result.stdout
     cheat = json.loads((tmp_path / "ev/t1/cheat/calc-power/report.json").read_text())["calc-power"]
     assert not cheat["resolved"]  # the hidden tests passed, but only because pytest's reports were patched
     assert any("TestReport" in flag["evidence"] for flag in cheat["integrity_flags"])
