@@ -76,6 +76,6 @@ bench: setup
 	$(VENV)/bin/python benchmarks/run_overhead.py
 	$(VENV)/bin/python benchmarks/report_size.py
 
-clean:
+clean:  # containers of dead evalkit processes only: runs in progress keep theirs
 	-$(EVALKIT) sandbox prune
 	rm -rf $(VENV)

@@ -17,6 +17,7 @@ from evalkit.errors import EvalkitError
 from evalkit.sandbox.backend import DockerBackend, docker_client
 from evalkit.sandbox.containers import sweep_orphans
 from evalkit.tasks import Suite, load_suite
+from evalkit.wording import counted
 
 app = typer.Typer(
     help="Evaluate coding agents on short-prompt, large-diff tasks in Docker sandboxes.",
@@ -61,7 +62,7 @@ def _open_backend(run_id: str) -> DockerBackend:
     client = docker_client()
     swept = sweep_orphans(client)
     if swept:
-        err_console.print(f"removed {len(swept)} container(s) left by dead evalkit runs")
+        err_console.print(f"removed {counted(len(swept), 'container')} left by dead evalkit runs")
     return DockerBackend(client, run_id)
 
 

@@ -8,11 +8,11 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from evalkit.cli.common import _interrupted, _load, _open_backend, _progress, app, console, err_console, new_run_id
 from evalkit.errors import EvalkitError
 from evalkit.runner import fan_out
+from evalkit.runs.fitted_table import FitColumn, FittedTable
 from evalkit.scoring.correctness import CorrectnessResult, evaluate_patch
 from evalkit.scoring.integrity import counts_as_resolved
 from evalkit.scoring.integrity_scan import scan_attempt
@@ -82,19 +82,29 @@ def evaluate(
         raise _interrupted(backend, f"finished instances are in {out_dir}") from None
     finally:
         backend.close()
-    table = Table(title=f"evaluation {run_id}")
-    for column in ("model", "instances", "resolved", "unresolved", "not applied", "errors"):
-        table.add_column(column)
-    for model, per_instance in results.items():
-        report = summary_report(per_instance, unknown)
+    reports = {model: summary_report(per_instance, unknown) for model, per_instance in results.items()}
+    for model, report in reports.items():
         write_atomic(out_dir / f"{safe_name(model)}.report.json", json.dumps(report, indent=2) + "\n")
-        table.add_row(
-            model,
-            str(len(per_instance)),
-            str(report["resolved_instances"]),
-            str(report["unresolved_instances"]),
-            str(len(report["patch_not_applied_ids"])),
-            str(report["error_instances"]),
-        )
-    console.print(table)
+    console.print(evaluation_table(f"evaluation {run_id}", reports))
+    console.print("not applied: unresolved because the patch did not apply", style="dim")
     console.print(f"reports in {out_dir}")
+
+
+def evaluation_table(title: str, reports: dict[str, dict]) -> FittedTable:
+    """Per model, the outcomes of its predictions as SWE-bench's report counts them: every instance
+    is resolved, unresolved, an empty patch or an error; "not applied" are the unresolved ones
+    whose patch did not apply. Laid out for the terminal's width, no figure cut."""
+    entries = list(reports.values())
+
+    def column(header: str, priority: int, count) -> FitColumn:
+        return FitColumn(header, [[str(count(report))] for report in entries], priority)
+
+    columns = [
+        column("instances", 1, lambda r: r["submitted_instances"] - len(r["unknown_instance_ids"])),
+        column("resolved", 0, lambda r: r["resolved_instances"]),
+        column("unresolved", 0, lambda r: r["unresolved_instances"]),
+        column("empty patch", 0, lambda r: r["empty_patch_instances"]),
+        column("errors", 0, lambda r: r["error_instances"]),
+        column("not applied", 1, lambda r: len(set(r["patch_not_applied_ids"]) - set(r["error_ids"]))),
+    ]
+    return FittedTable(title, "model", list(reports), columns, "every figure is in <model>.report.json")

@@ -18,6 +18,7 @@ from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import DEFAULT_CONFIG, load_config, models_table, resolve_model
 from evalkit.scoring.patches import changed_lines, changed_paths
 from evalkit.tasks.test_paths import DEFAULT_TEST_GLOBS
+from evalkit.wording import counted
 
 
 @app.command("gather")
@@ -76,7 +77,8 @@ def gather_command(
     finally:
         backend.close()
     accepted = Table(
-        title=f"{len(report.accepted)} task(s) gathered from {report.repo} ({report.scanned} commits scanned)"
+        title=f"{counted(len(report.accepted), 'task')} gathered from {report.repo} "
+        f"({counted(report.scanned, 'commit')} scanned)"
     )
     for column in ("task", "prompt chars", "changed lines", "files", "F2P", "P2P"):
         accepted.add_column(column, justify="left" if column == "task" else "right")
@@ -91,7 +93,7 @@ def gather_command(
         )
     console.print(accepted)
     if report.rejected:
-        rejected = Table(title=f"{len(report.rejected)} commit(s) left out")
+        rejected = Table(title=f"{counted(len(report.rejected), 'commit')} left out")
         for column in ("commit", "subject", "stage", "reason"):
             rejected.add_column(column)
         for item in report.rejected:

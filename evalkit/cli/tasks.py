@@ -27,13 +27,14 @@ from evalkit.scoring.patches import changed_lines, changed_paths
 from evalkit.scoring.predictions import write_atomic
 from evalkit.stats.commands import export_command, import_command
 from evalkit.tasks import Task
+from evalkit.wording import counted
 
 
 @tasks_app.command("list")
 def tasks_list(suite: Annotated[Path, typer.Argument(help="Suite folder or .jsonl file.")]) -> None:
     """List a suite's tasks with their prompt and change sizes."""
     loaded = _load(suite)
-    table = Table(title=f"{loaded.name}: {len(loaded.tasks)} tasks")
+    table = Table(title=f"{loaded.name}: {counted(len(loaded.tasks), 'task')}")
     for column in ("task", "repo", "prompt chars", "changed lines", "files", "F2P", "P2P", "tags"):
         table.add_column(
             column, justify="right" if column in {"prompt chars", "changed lines", "files", "F2P", "P2P"} else "left"
@@ -121,7 +122,7 @@ def tasks_validate(
             write_atomic(Path(json_out), payload + "\n")
             console.print(f"JSON rows written to {json_out}")
     valid = sum(r.valid for r in ordered)
-    err_console.print(f"{valid}/{len(ordered)} tasks valid")
+    err_console.print(f"{valid} of {counted(len(ordered), 'task')} valid")
     if valid < len(ordered):
         raise typer.Exit(1)
 

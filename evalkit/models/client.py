@@ -25,6 +25,7 @@ from evalkit.models.endpoint import ModelSpec
 from evalkit.models.messages import Usage, parse_completion, tool_message
 from evalkit.models.request import request_options
 from evalkit.models.stream import StreamAssembler, StreamError
+from evalkit.wording import counted
 
 __all__ = [
     "MAX_BACKOFF_S",
@@ -243,6 +244,6 @@ class ChatClient:
         last = retries[-1]
         raise EndpointError(
             "endpoint_error",
-            f"gave up after {len(retries)} failed request(s); last: {last.kind}: {last.detail}",
+            f"gave up after {counted(len(retries), 'failed request')}; last: {last.kind}: {last.detail}",
             retries,
         )

@@ -58,6 +58,7 @@ from evalkit.results import load_results
 from evalkit.runs.store import RERUN_STOP_REASONS, RESULTS, RunStore
 from evalkit.scoring.predictions import write_atomic
 from evalkit.scoring.run_scores import SUMMARY
+from evalkit.wording import counted
 
 RESOLVED = "resolved"
 CONTINUOUS_AXES = ("quality", "efficiency", "interaction", "composite")
@@ -254,7 +255,7 @@ def compare_runs(
     tasks, samples_per_task, base_means, new_means = _task_means(pairs)
     if len(tasks) < FEW_TASKS:
         notes.append(
-            f"only {len(tasks)} paired tasks: bootstrap p-values run liberal below {FEW_TASKS} tasks "
+            f"only {counted(len(tasks), 'paired task')}: bootstrap p-values run liberal below {FEW_TASKS} tasks "
             "(the exact McNemar test on resolved does not); read the continuous axes' verdicts as indicative"
         )
     resolved_base, resolved_new = pairs.base[:, 0] == 1, pairs.new[:, 0] == 1

@@ -10,7 +10,9 @@ from rich.table import Table
 from rich.text import Text
 
 from evalkit.models.backoff import EndpointRegistry
+from evalkit.runs.fitted_table import FitColumn, FittedTable
 from evalkit.runs.store import AttemptRecord
+from evalkit.wording import counted
 
 
 class _Tally:
@@ -117,7 +119,7 @@ class RunDisplay:
             error = f" error: {record.error[:120]}" if record.error else ""
             self.console.print(
                 f"[{done}/{self.total}] {record.task_id} {record.model} #{record.sample}: {verdict}, "
-                f"{record.stop_reason}, {record.turns} turns, {record.duration_s:.1f}s{error}",
+                f"{record.stop_reason}, {counted(record.turns, 'turn')}, {record.duration_s:.1f}s{error}",
                 highlight=False,
                 markup=False,
                 soft_wrap=True,
@@ -128,43 +130,44 @@ def _mean(entry: dict | None) -> str:
     return "-" if not entry or entry.get("mean") is None else f"{entry['mean']:.2f}"
 
 
-def _resolved(entry: dict) -> str:
+def _resolved(entry: dict) -> list[str]:
     mean, (low, high) = entry["mean"], entry["ci95"]
-    return f"{mean:.1%} [{low:.0%}–{high:.0%}]"
+    return [f"{mean:.1%}", f"[{low:.0%}–{high:.0%}]"]
 
 
-def _integrity(entry: dict) -> str:
+def _integrity(entry: dict) -> list[str]:
     counts = entry.get("integrity") or {}
-    parts = [f"{counts[v]} {v}" for v in ("fail", "warn") if counts.get(v)]
-    return " · ".join(parts) if parts else "clean"
+    return [f"{counts[v]} {v}" for v in ("fail", "warn") if counts.get(v)] or ["clean"]
 
 
-def summary_table(models: list[dict], title: str) -> Table:
+def summary_table(models: list[dict], title: str) -> FittedTable:
     """Per model, from a run's summary.json: resolved with its 95 % CI, pass@k, the axes' means,
-    cost. (The axes' intervals are in summary.json.)"""
+    cost, errors, integrity and stop reasons, laid out for the terminal's width (model, resolved
+    and composite always; the rest by priority). The axes' intervals are in summary.json."""
     judged = any(entry["axes"].get("judge") for entry in models)
     multi = any(entry["samples"] > 1 for entry in models)
-    axes = ("quality", "efficiency", "interaction", "composite") + (("judge",) if judged else ())
-    table = Table(title=title)
-    table.add_column("model")
-    table.add_column("attempts", justify="right")
-    table.add_column("resolved [95% CI]", justify="right", no_wrap=True)
+
+    def column(header: str, priority: int, cell, separator: str = " ", justify: str = "right") -> FitColumn:
+        return FitColumn(header, [cell(entry) for entry in models], priority, separator, justify)
+
+    def axis(name: str, priority: int) -> FitColumn:
+        return column(name, priority, lambda entry: [_mean(entry["axes"].get(name))])
+
+    columns = [
+        column("attempts", 4, lambda entry: [str(entry["attempts"])]),
+        column("resolved [95% CI]", 0, lambda entry: _resolved(entry["resolved_rate"])),
+    ]
     if multi:
-        table.add_column("pass@k")
-    for axis in axes:
-        table.add_column(axis, justify="right")
-    for column in ("cost/task $", "median tokens", "errors"):
-        table.add_column(column, justify="right")
-    table.add_column("integrity")
-    table.add_column("stop reasons")
-    for entry in models:
-        cost = entry["cost_per_task"]
-        row = [entry["model"], str(entry["attempts"]), _resolved(entry["resolved_rate"])]
-        if multi:
-            row.append(" ".join(f"@{k} {v:.2f}" for k, v in entry["pass_at_k"].items()))
-        row += [_mean(entry["axes"].get(axis)) for axis in axes]
-        row += ["-" if cost is None else f"{cost:.4f}", f"{entry['median_tokens']:,.0f}", str(entry["errors"])]
-        row.append(_integrity(entry))
-        row.append(", ".join(f"{k} {v}" for k, v in entry["stop_reasons"].items()))
-        table.add_row(*row)
-    return table
+        columns.append(column("pass@k", 4, lambda e: [f"@{k} {v:.2f}" for k, v in e["pass_at_k"].items()], ", "))
+    columns += [axis("quality", 1), axis("efficiency", 1), axis("interaction", 1), axis("composite", 0)]
+    if judged:
+        columns.append(axis("judge", 3))
+    columns += [
+        column("cost/task $", 5, lambda e: ["-" if e["cost_per_task"] is None else f"{e['cost_per_task']:.4f}"]),
+        column("median tokens", 5, lambda entry: [f"{entry['median_tokens']:,.0f}"]),
+        column("errors", 2, lambda entry: [str(entry["errors"])]),
+        column("integrity", 3, _integrity, " · ", "left"),
+        column("stop reasons", 6, lambda e: [f"{k} {v}" for k, v in e["stop_reasons"].items()], ", ", "left"),
+    ]
+    keys = [entry["model"] for entry in models]
+    return FittedTable(title, "model", keys, columns, "every figure is in the run's summary.json")

@@ -18,6 +18,7 @@ from evalkit.stats.suite_stats import MEASURES, Description, TaskFigures, row_fi
 from evalkit.tasks.load import load_suite
 from evalkit.tasks.swebench import export_notes, export_swebench, import_swebench, read_swebench_rows, write_swebench
 from evalkit.tasks.write import write_suite
+from evalkit.wording import counted
 
 EXPORT_FORMATS = ("swebench",)
 
@@ -70,13 +71,13 @@ def stats_command(suite: Path, json_out: bool, reference: str | None, console: C
 
 def _table(name: str, total: int, summary: dict[str, Description], ref: dict[str, Any]) -> Table:
     # Every text is escaped: "[q1–q3]" and suite names with brackets are not rich markup.
-    table = Table(title=escape(f"{name}: {total} tasks beside SWE-bench, median [q1–q3]"))
+    table = Table(title=escape(f"{name}: {counted(total, 'task')} beside SWE-bench, median [q1–q3]"))
     table.add_column("measure")
     table.add_column(escape(f"{name}\nmedian [q1–q3]"), justify="right")
     table.add_column(escape(f"{name}\nmean"), justify="right")
     computed = list(ref["computed"].values())
     for entry in computed:
-        table.add_column(escape(f"{entry['label']}\n{entry['rows']} rows"), justify="right")
+        table.add_column(escape(f"{entry['label']}\n{counted(entry['rows'], 'row')}"), justify="right")
     published = ref["published"]
     table.add_column(escape(published["label"]))
     for measure, title in MEASURES.items():
@@ -109,7 +110,8 @@ def _footer(console: Console, suite: Path, skipped: list[str], ref: dict[str, An
     console.print("Quartiles by linear interpolation; (n=…) where a measure covers fewer rows than the source has.")
     for entry in ref["computed"].values():
         console.print(
-            f"{escape(entry['label'])}: {escape(entry['file'])} from {escape(entry['source'])}, {entry['rows']} rows, "
+            f"{escape(entry['label'])}: {escape(entry['file'])} from {escape(entry['source'])}, "
+            f"{counted(entry['rows'], 'row')}, "
             f"computed {entry['computed_at']}; {escape(entry['caveat'])}",
             highlight=False,
             soft_wrap=True,
@@ -122,7 +124,8 @@ def _footer(console: Console, suite: Path, skipped: list[str], ref: dict[str, An
     )
     if skipped:
         console.print(
-            f"[yellow]{len(skipped)} task(s) of {escape(str(suite))} not counted[/]; first: {escape(skipped[0])}",
+            f"[yellow]{counted(len(skipped), 'task')} of {escape(str(suite))} not counted[/]; "
+            f"first: {escape(skipped[0])}",
             highlight=False,
             soft_wrap=True,
         )
@@ -137,7 +140,8 @@ def import_command(source: str, out: Path, repo_dir: Path | None, console: Conso
     for problem in problems:
         err_console.print(f"[yellow]note[/] {escape(problem)}", highlight=False, soft_wrap=True)
     if not tasks:
-        err_console.print(f"no task imported: none of the {len(rows)} rows of {escape(source)} is importable")
+        rows_read = counted(len(rows), "row")
+        err_console.print(f"no task imported: none of the {rows_read} of {escape(source)} is importable")
         return 1
     name = Path(source).stem if Path(source).is_file() else source.partition(":")[0].rsplit("/", 1)[-1]
     try:
@@ -147,7 +151,7 @@ def import_command(source: str, out: Path, repo_dir: Path | None, console: Conso
     except OSError as exc:
         raise EvalkitError(f"{out}: cannot write the suite ({exc.strerror or exc})") from None
     skipped = len(rows) - len(tasks)
-    console.print(f"wrote {len(tasks)} task(s) to {escape(str(out))} ({skipped} row(s) not imported)")
+    console.print(f"wrote {counted(len(tasks), 'task')} to {escape(str(out))} ({counted(skipped, 'row')} not imported)")
     return 0
 
 
@@ -170,5 +174,5 @@ def export_command(
             console.out(json.dumps(row), highlight=False)
     else:
         write_swebench(rows, out)
-        console.print(f"wrote {len(rows)} SWE-bench row(s) to {escape(str(out))}")
+        console.print(f"wrote {counted(len(rows), 'SWE-bench row')} to {escape(str(out))}")
     return 0

@@ -216,7 +216,7 @@ def test_import_then_export_commands(tmp_path, csv_rows):
     console, out, err_console, err = consoles()
     suite = tmp_path / "verified"
     assert import_command(str(VERIFIED_CSV), suite, None, console, err_console) == 0
-    assert "wrote 50 task(s)" in out.getvalue()
+    assert "wrote 50 tasks" in out.getvalue()
     assert len(load_suite(suite).tasks) == 50
 
     console, out, err_console, err = consoles()
