@@ -38,12 +38,24 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
 
 
-def _load(suite_path: Path) -> Suite:
+SKIP_INVALID_HELP = "Go on with the tasks that load when others of the suite do not (each is reported and recorded)."
+
+
+def _load(suite_path: Path, skip_invalid: bool, verb: str) -> Suite:
+    """The suite; each task that did not load is one line (file and reason). Unless `skip_invalid`,
+    any such task stops the command (exit 2) with a line saying `--skip-invalid` would `verb` the rest."""
     suite = load_suite(suite_path)
-    for error in suite.errors:
-        err_console.print(f"[yellow]skipped[/] {escape(str(error))}", highlight=False, soft_wrap=True)
+    label = "[yellow]skipped[/]" if skip_invalid else "[red]invalid task[/]"
+    for skipped in suite.skipped:
+        err_console.print(f"{label} {escape(str(skipped))}", highlight=False, soft_wrap=True)
     if not suite.tasks:
         raise EvalkitError(f"{suite_path}: no usable task")
+    if suite.skipped and not skip_invalid:
+        count = len(suite.skipped)
+        raise EvalkitError(
+            f"{count} of the {suite.total} tasks of {suite_path} cannot be loaded (above); fix "
+            f"{'it' if count == 1 else 'them'}, or pass --skip-invalid to {verb} the other {len(suite.tasks)}"
+        )
     return suite
 
 

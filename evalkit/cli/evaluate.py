@@ -39,7 +39,7 @@ def evaluate(
     """Score SWE-bench-format predictions against a suite's hidden tests; write per-instance reports."""
     if integrity not in ("fail", "flag"):
         raise EvalkitError(f"--integrity {integrity}: choose fail or flag")
-    loaded = _load(suite)
+    loaded = _load(suite, skip_invalid=True, verb="score")
     preds = load_predictions(predictions)
     known = {t.id: t for t in loaded.tasks}
     unknown = [p.instance_id for p in preds if p.instance_id not in known]

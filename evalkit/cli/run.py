@@ -10,7 +10,16 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from evalkit.cli.common import _interrupted, _load, _open_backend, app, console, err_console, new_run_id
+from evalkit.cli.common import (
+    SKIP_INVALID_HELP,
+    _interrupted,
+    _load,
+    _open_backend,
+    app,
+    console,
+    err_console,
+    new_run_id,
+)
 from evalkit.errors import EvalkitError
 from evalkit.models.backoff import EndpointRegistry
 from evalkit.models.client import ChatClient
@@ -83,9 +92,10 @@ def run(
     baseline: Annotated[
         Path | None, typer.Option(help="A baseline run folder: compare with it at the end and exit 1 on a regression.")
     ] = None,
+    skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
-    loaded = _load(suite)
+    loaded = _load(suite, skip_invalid, "run")
     selected = loaded.select(task)[:limit] if limit else loaded.select(task)
     sampling = Sampling(temperature=temperature, top_p=top_p, max_tokens=max_completion_tokens, seed=seed)
     config_data = load_config(config)
@@ -208,7 +218,7 @@ def serve(
     if policy == "oracle":
         if suite is None:
             raise EvalkitError("--policy oracle needs --suite: the oracle plays the reference changes of a suite")
-        served: Policy = OraclePolicy(_load(suite).tasks)
+        served: Policy = OraclePolicy(_load(suite, skip_invalid=True, verb="serve").tasks)
     elif policy == "null":
         served = NullPolicy()
     elif policy == "replay":

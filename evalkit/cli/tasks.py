@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import statistics
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from evalkit.cli.common import (
+    SKIP_INVALID_HELP,
     _interrupted,
     _load,
     _open_backend,
@@ -29,27 +32,43 @@ from evalkit.stats.commands import export_command, import_command
 from evalkit.tasks import Task
 from evalkit.wording import counted
 
+SIZE_COLUMNS = ("prompt chars", "changed lines", "files", "F2P", "P2P")
+
+
+def _sizes(task: Task) -> tuple[int, ...]:
+    """The figures of SIZE_COLUMNS for one task (the change without its tests)."""
+    return (
+        len(task.prompt),
+        changed_lines(task.patch),
+        len(changed_paths(task.patch)),
+        len(task.tests.fail_to_pass),
+        len(task.tests.pass_to_pass),
+    )
+
+
+def _median(values: list[int]) -> str:
+    middle = statistics.median(values)
+    return f"{middle:,.0f}" if float(middle).is_integer() else f"{middle:,.1f}"
+
 
 @tasks_app.command("list")
-def tasks_list(suite: Annotated[Path, typer.Argument(help="Suite folder or .jsonl file.")]) -> None:
-    """List a suite's tasks with their prompt and change sizes."""
-    loaded = _load(suite)
-    table = Table(title=f"{loaded.name}: {counted(len(loaded.tasks), 'task')}")
-    for column in ("task", "repo", "prompt chars", "changed lines", "files", "F2P", "P2P", "tags"):
-        table.add_column(
-            column, justify="right" if column in {"prompt chars", "changed lines", "files", "F2P", "P2P"} else "left"
-        )
-    for task in loaded.tasks:
-        table.add_row(
-            task.id,
-            task.repo,
-            str(len(task.prompt)),
-            str(changed_lines(task.patch)),
-            str(len(changed_paths(task.patch))),
-            str(len(task.tests.fail_to_pass)),
-            str(len(task.tests.pass_to_pass)),
-            ", ".join(task.tags),
-        )
+def tasks_list(
+    suite: Annotated[Path, typer.Argument(help="Suite folder or .jsonl file.")],
+    skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
+) -> None:
+    """List a suite's tasks with their prompt and change sizes, and the suite's medians."""
+    loaded = _load(suite, skip_invalid, "list")
+    how_many = counted(loaded.total, "task")
+    if loaded.skipped:
+        how_many = f"{len(loaded.tasks)} of {how_many} loaded"
+    table = Table(title=escape(f"{loaded.name}: {how_many}"))
+    for column in ("task", "repo", *SIZE_COLUMNS, "tags"):
+        table.add_column(column, justify="right" if column in SIZE_COLUMNS else "left")
+    sizes = [_sizes(task) for task in loaded.tasks]
+    for task, figures in zip(loaded.tasks, sizes, strict=True):
+        table.add_row(escape(task.id), escape(task.repo), *(f"{v:,}" for v in figures), escape(", ".join(task.tags)))
+    table.add_section()
+    table.add_row("median", "", *(_median(list(column)) for column in zip(*sizes, strict=True)), "")
     console.print(table)
 
 
@@ -83,9 +102,10 @@ def tasks_validate(
     runs: Annotated[int, typer.Option(min=1, help="Reference-patch runs per task (flakiness check).")] = 3,
     concurrency: Annotated[int, typer.Option(min=1, help="Tasks validated at once.")] = 2,
     task: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
+    skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
 ) -> None:
     """Check every task: the reference patch must resolve it every time, the empty patch never."""
-    loaded = _load(suite)
+    loaded = _load(suite, skip_invalid, "validate")
     selected = loaded.select(task)
     backend = _open_backend(new_run_id())
     rows: dict[str, TaskHealth] = {}

@@ -229,7 +229,7 @@ def _suite_stats(path: str) -> tuple[SuiteStats | None, dict[str, str], str | No
     try:
         suite = load_suite(where)
         per_task = []
-        skipped = [str(error) for error in suite.errors]
+        skipped = [str(error) for error in suite.skipped]
         for task in suite.tasks:
             try:
                 per_task.append(task_figures(task))

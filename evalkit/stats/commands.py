@@ -30,15 +30,15 @@ def load_figures(path: Path) -> tuple[str, list[TaskFigures], list[str]]:
     rows are not all tasks (e.g. without FAIL_TO_PASS) is measured as raw rows, keeping every row."""
     if path.is_dir() or not path.exists():
         suite = load_suite(path)
-        return suite.name, [task_figures(t) for t in suite.tasks], [str(e) for e in suite.errors]
+        return suite.name, [task_figures(t) for t in suite.tasks], [str(e) for e in suite.skipped]
     if path.suffix.lower() in (".json", ".jsonl"):
         suite = load_suite(path)
-        if not suite.errors:
+        if not suite.skipped:
             return suite.name, [task_figures(t) for t in suite.tasks], []
         try:
             rows = read_swebench_rows(str(path))
         except EvalkitError:
-            return suite.name, [task_figures(t) for t in suite.tasks], [str(e) for e in suite.errors]
+            return suite.name, [task_figures(t) for t in suite.tasks], [str(e) for e in suite.skipped]
         return path.stem, [row_figures(row) for row in rows], []
     return path.stem, [row_figures(row) for row in read_swebench_rows(str(path))], []
 
@@ -164,7 +164,7 @@ def export_command(
         raise EvalkitError(f"--format {fmt}: unknown export format (known: {', '.join(EXPORT_FORMATS)})")
     err_console = err_console or Console(stderr=True)
     loaded = load_suite(suite)
-    for error in loaded.errors:
+    for error in loaded.skipped:
         err_console.print(f"[yellow]skipped[/] {escape(str(error))}", highlight=False, soft_wrap=True)
     rows = export_swebench(loaded.tasks)
     for note in export_notes(loaded.tasks):
