@@ -27,7 +27,7 @@ from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, model
 from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
 from evalkit.models.server import ModelServer
 from evalkit.report.compare import compare_command
-from evalkit.runs.display import RunDisplay, summary_table
+from evalkit.runs.display import RunDisplay, skipped_tasks_lines, summary_table
 from evalkit.runs.orchestrate import LimitOverrides, execute, open_run, plan_attempts
 from evalkit.runs.store import RunStore
 from evalkit.sandbox.docker_sandbox import SandboxSpec
@@ -183,6 +183,8 @@ def _score_and_show(
         score_run(store, tasks, settings, judge, warn)
     summary = json.loads((store.dir / SUMMARY).read_text())
     console.print(summary_table(summary["models"], title))
+    for line in skipped_tasks_lines(summary):
+        console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
     console.print(f"run folder: {store.dir} (results.jsonl, scores.jsonl, summary.json, trajectories/)")
 
 

@@ -22,9 +22,11 @@ from evalkit.report.runs_data import (
     AttemptRef,
     LoadedRun,
     Published,
+    TaskLoading,
     attempt_integrity,
     attempt_resolved,
     attempt_tests_passed,
+    task_loading,
 )
 from evalkit.scoring.run_scores import SUMMARY, results_frame, summarize
 from evalkit.stats.reference import shipped_reference
@@ -78,6 +80,8 @@ class RunInfo(BaseModel):
     updated_at: str
     scored_at: str | None
     weights: dict[str, float] | None
+    tasks_loaded: int  # of the suite's tasks, when the run started (run.json)
+    tasks_total: int
 
 
 class ModelRow(BaseModel):
@@ -133,6 +137,7 @@ class SuiteBoard(BaseModel):
     attempts: list[list[Any]]  # ATTEMPT_COLUMNS: n, task, row in `models`, sample, r/x/f/e, run, verdict, kinds
     stats: SuiteStats | None
     stats_note: str | None
+    loading: list[TaskLoading]  # "7 of 8 tasks loaded" and the skipped tasks, per group of runs that agree
 
 
 class Leaderboard(BaseModel):
@@ -325,6 +330,7 @@ def _suite_board(
         attempts=attempts,
         stats=stats,
         stats_note=note,
+        loading=task_loading(suite_runs),
     )
     return board, refs, prompts
 
@@ -373,6 +379,8 @@ def _run_info(run: LoadedRun) -> RunInfo:
         updated_at=run.manifest.updated_at,
         scored_at=summary.get("scored_at"),
         weights=summary.get("weights"),
+        tasks_loaded=len(run.manifest.tasks),
+        tasks_total=len(run.manifest.tasks) + len(run.manifest.skipped_tasks),
     )
 
 

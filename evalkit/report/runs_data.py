@@ -1,6 +1,7 @@
 """Run folders and published scores in: the rows the leaderboard is built from.
 
-A scored run folder becomes a `LoadedRun` (manifest, attempt records, scores.jsonl rows, summary.json);
+A scored run folder becomes a `LoadedRun` (manifest, attempt records, scores.jsonl rows, summary.json),
+and the runs of a suite say how many of its tasks loaded (`TaskLoading`, from run.json);
 published scores (a `model,benchmark,score` CSV or `[published]` tables of evalkit.toml) become
 `Published`, model → benchmark → score.
 """
@@ -11,16 +12,18 @@ import csv
 import io
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from evalkit.errors import EvalkitError
 from evalkit.runs.store import MANIFEST, AttemptRecord, RunManifest, RunStore
 from evalkit.scoring.attempt_scores import AttemptScores
 from evalkit.scoring.integrity import IntegrityReport
 from evalkit.scoring.run_scores import SCORES, SUMMARY
+from evalkit.tasks import SkippedTask
 
 ERROR_STOPS = frozenset({"endpoint_error", "sandbox_error"})  # the endpoint or harness failed, not the model
 BENCHMARK_LABELS = {
@@ -152,6 +155,32 @@ def load_run(run_dir: Path) -> LoadedRun:
         except json.JSONDecodeError:
             raise EvalkitError(f"{store.dir / SUMMARY}: not JSON; re-run `evalkit score {run_dir}`") from None
     return LoadedRun(store.dir, manifest, records, scores, summary)
+
+
+class TaskLoading(BaseModel):
+    """How many of the suite's tasks some runs loaded ("7 of 8 tasks loaded"), and the tasks that
+    did not load, with the file and the reason (run.json's `skipped_tasks`)."""
+
+    runs: list[str]
+    loaded: int
+    total: int
+    skipped: list[SkippedTask]
+
+
+def task_loading(runs: Sequence[LoadedRun]) -> list[TaskLoading]:
+    """One entry per distinct (tasks loaded, tasks skipped) among `runs`, in run order: a single
+    entry when every run of a suite loaded the same tasks."""
+    groups: dict[tuple, TaskLoading] = {}
+    for run in runs:
+        manifest = run.manifest
+        key = (tuple(sorted(manifest.tasks)), tuple(manifest.skipped_tasks))
+        if key not in groups:
+            loaded = len(manifest.tasks)
+            groups[key] = TaskLoading(
+                runs=[], loaded=loaded, total=loaded + len(manifest.skipped_tasks), skipped=manifest.skipped_tasks
+            )
+        groups[key].runs.append(manifest.run_id)
+    return list(groups.values())
 
 
 def attempt_resolved(record: AttemptRecord, score: AttemptScores | None) -> bool:

@@ -171,3 +171,13 @@ def summary_table(models: list[dict], title: str) -> FittedTable:
     ]
     keys = [entry["model"] for entry in models]
     return FittedTable(title, "model", keys, columns, "every figure is in the run's summary.json")
+
+
+def skipped_tasks_lines(summary: dict) -> list[str]:
+    """The suite's tasks a run left out because they did not load (from summary.json): a line
+    "7 of 8 tasks loaded", then one per task with its file and reason. None: no lines."""
+    skipped = summary.get("skipped_tasks") or []
+    if not skipped:
+        return []
+    head = f"{summary['tasks_loaded']} of {summary['tasks_total']} tasks of the suite loaded; not run:"
+    return [head, *(f"  {task['file']}: {task['reason']}" for task in skipped)]

@@ -81,7 +81,8 @@ def plan_attempts(
 def open_run(
     store: RunStore, run_id: str, suite: Suite, suite_path: Path, specs: list[ModelSpec], samples: int
 ) -> None:
-    """Create or reopen the run folder; refuse to mix suites under one run id."""
+    """Create or reopen the run folder; refuse to mix suites under one run id. The suite's tasks
+    that did not load are recorded as they are now (those loaded in an earlier session excepted)."""
     store.open()
     manifest = store.read_manifest()
     now = utc_now()
@@ -92,6 +93,7 @@ def open_run(
             suite=suite.name,
             suite_path=str(suite_path),
             tasks=[t.id for t in suite.tasks],
+            skipped_tasks=suite.skipped,
             models=models,
             samples=samples,
             created_at=now,
@@ -102,11 +104,13 @@ def open_run(
             raise EvalkitError(
                 f"{store.dir}: run `{run_id}` is of suite `{manifest.suite}`, not `{suite.name}`; use another --run-id"
             )
+        tasks = sorted(set(manifest.tasks) | {t.id for t in suite.tasks})
         manifest = manifest.model_copy(
             update={
                 "models": {**manifest.models, **models},
                 "samples": max(manifest.samples, samples),
-                "tasks": sorted(set(manifest.tasks) | {t.id for t in suite.tasks}),
+                "tasks": tasks,
+                "skipped_tasks": [s for s in suite.skipped if s.task not in tasks],
                 "updated_at": now,
             }
         )

@@ -1,5 +1,5 @@
-"""A run's folder: `run.json` (what was asked), `results.jsonl` (one row per finished attempt)
-and `trajectories/`.
+"""A run's folder: `run.json` (what was asked, and the suite's tasks that did not load),
+`results.jsonl` (one row per finished attempt) and `trajectories/`.
 
 Rows are appended with one `write` on an O_APPEND descriptor and fsynced, so a killed run loses
 at most the attempts in flight; a line cut short by a kill is dropped when the run is reopened.
@@ -19,6 +19,7 @@ from evalkit.errors import EvalkitError
 from evalkit.scoring.grading import TestGroupResult
 from evalkit.scoring.integrity import IntegrityReport
 from evalkit.scoring.predictions import write_atomic
+from evalkit.tasks import SkippedTask
 
 RESULTS = "results.jsonl"
 MANIFEST = "run.json"
@@ -75,7 +76,8 @@ class RunManifest(BaseModel):
     run_id: str
     suite: str
     suite_path: str
-    tasks: list[str]
+    tasks: list[str]  # every task of the suite that loaded (not only those attempted)
+    skipped_tasks: list[SkippedTask] = Field(default_factory=list)  # tasks of the suite that did not load, and why
     models: dict[str, dict]  # name → public endpoint description (never a key)
     samples: int
     created_at: str

@@ -110,9 +110,15 @@ def score_run(
         rows.append(score_attempt(task, record, events, trees[task.id], settings, price, verdict))
     write_atomic(store.dir / SCORES, "".join(row.model_dump_json() + "\n" for row in rows))
     frame = results_frame(records, rows)
+    manifest = store.read_manifest()
+    loaded = manifest.tasks if manifest else sorted({r.task_id for r in records})
+    skipped = manifest.skipped_tasks if manifest else []
     summary = {
         "run_id": store.dir.name,
         "scored_at": utc_now(),
+        "tasks_loaded": len(loaded),  # of the suite's tasks, when the run started
+        "tasks_total": len(loaded) + len(skipped),
+        "skipped_tasks": [task.model_dump() for task in skipped],  # the suite's tasks that did not load, and why
         "weights": settings.weights.normalised(),
         "interaction_penalties": settings.interaction.model_dump(),
         "models": summarize(frame, "model"),

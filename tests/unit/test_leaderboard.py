@@ -33,6 +33,7 @@ from evalkit.report.html import (
 from evalkit.runs.store import AttemptRecord, RunManifest, RunStore
 from evalkit.scoring.attempt_scores import ScoringSettings
 from evalkit.scoring.run_scores import run_tasks, score_run
+from evalkit.tasks import SkippedTask
 
 PAYLOAD = "</script><script>window.pwned=1</script>"
 IMG = '<img src=x onerror="window.pwned=2">'
@@ -405,6 +406,31 @@ def test_runs_of_two_suites_get_a_section_each(runs, tmp_path):
     assert [s["name"] for s in suites] == ["toy", "other-suite"]
     assert [row["label"] for row in suites[1]["models"]] == ["gpt-4o"]  # one run of that suite: no run id
     assert [a[0] for s in suites for a in s["attempts"]] == list(range(17))  # numbered across suites
+
+
+def test_a_run_with_skipped_tasks_says_how_many_loaded_in_its_summary_and_on_the_page(runs, tmp_path):
+    partial = tmp_path / "partial"
+    shutil.copytree(runs["b"], partial)
+    store = RunStore(partial)
+    skipped = SkippedTask(task="calc-broken", file="suite/calc-broken/task.toml", reason="unknown key `timeout`")
+    manifest = store.read_manifest()
+    store.write_manifest(manifest.model_copy(update={"run_id": "partial", "skipped_tasks": [skipped]}))
+    score_run(store, run_tasks(store), ScoringSettings())
+    summary = json.loads((partial / "summary.json").read_text())
+    assert (summary["tasks_loaded"], summary["tasks_total"]) == (2, 3)
+    assert summary["skipped_tasks"] == [skipped.model_dump()]
+
+    write_leaderboard([runs["a"], partial], tmp_path / "out")
+    data = json.loads((tmp_path / "out" / "leaderboard.json").read_text())
+    (suite,) = data["suites"]
+    assert suite["loading"] == [
+        {"runs": ["a"], "loaded": 2, "total": 2, "skipped": []},
+        {"runs": ["partial"], "loaded": 2, "total": 3, "skipped": [skipped.model_dump()]},
+    ]
+    loaded = [(r["run_id"], r["tasks_loaded"], r["tasks_total"]) for r in data["runs"]]
+    assert loaded == [("a", 2, 2), ("partial", 2, 3)]
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert "suite/calc-broken/task.toml" in page and "skippedTasks(suite)" in page
 
 
 def test_folders_that_are_not_scored_runs(runs, tmp_path):

@@ -1,11 +1,23 @@
 // page.js: the page itself, drawn from the parts above; runs last, once every part is defined.
 
+// tasks of the suite that did not load (run.json's skipped_tasks): "7 of 8 tasks loaded", and why
+function skippedTasks(suite) {
+  const groups = suite.loading.filter((g) => g.skipped.length);
+  if (!groups.length) return null;
+  return h("div", { class: "skipped-tasks" }, groups.map((g) => [
+    h("p", { text: g.loaded + " of " + g.total + " tasks loaded" +
+      (suite.loading.length > 1 ? " in run " + g.runs.join(", ") : "") + "; not run:" }),
+    h("ul", null, g.skipped.map((t) => h("li", null, h("span", { class: "mono", text: t.file }), ": " + t.reason))),
+  ]));
+}
+
 function renderSuite(suite, index) {
   const section = h("section", { id: "suite-" + index, class: "suite" });
   put(section, h("h2", null, "Suite ", h("span", { class: "mono", text: suite.name })));
   put(section, h("p", { class: "meta" },
     suite.tasks.length + " tasks · " + suite.models.length + " models · " + suite.attempts.length + " attempts · runs: ",
     suite.runs.join(", "), " · suite path: ", suite.path));
+  put(section, skippedTasks(suite));
   put(section, h("h3", { text: "Leaderboard" }));
   put(section, leaderboardTable(suite));
   put(section, tableNotes(suite));
