@@ -169,8 +169,15 @@ def tasks_export(
     suite: Annotated[Path, typer.Argument(help="Suite folder or .jsonl file.")],
     format: Annotated[str, typer.Option("--format", help="Only `swebench`.")] = "swebench",
     out: Annotated[Path | None, typer.Option(help="File to write (.jsonl or .json); default stdout (JSONL).")] = None,
+    repo_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write each snapshot task's repository here (a git repository per repo, one commit) "
+            "so its row names a real base_commit; import with the same --repo-dir."
+        ),
+    ] = None,
 ) -> None:
     """Export a suite as SWE-bench rows (the 12 dataset columns), for SWE-bench tooling."""
-    code = export_command(suite, format, out, console, err_console)
+    code = export_command(suite, format, out, console, err_console, repo_dir)
     if code:
         raise typer.Exit(code)
