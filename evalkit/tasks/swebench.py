@@ -41,7 +41,9 @@ HUB_TIMEOUT_S = 10.0
 # Metadata keys an import sets and an export reads back (strings, as Task.metadata requires).
 METADATA_COLUMNS = ("hints_text", "created_at", "version", "environment_setup_commit")
 ENVIRONMENT_HINT = "swebench"
-NO_BASE_COMMIT = "empty base_commit (rows exported from a snapshot suite name their commits with `tasks export --repo-dir`)"
+NO_BASE_COMMIT = (
+    "empty base_commit (rows exported from a snapshot suite name their commits with `tasks export --repo-dir`)"
+)
 
 
 # -- reading ---------------------------------------------------------------------------------
