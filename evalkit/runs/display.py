@@ -1,7 +1,11 @@
-"""What a person watching `evalkit run` sees: a live progress bar with per-model tallies while it
-runs (one line per attempt when the output is not a terminal), and a summary table at the end."""
+"""What a person watching `evalkit run` sees: a live progress bar with per-model tallies and each
+busy or failing endpoint while it runs (without a terminal: one line per attempt, per new 429 and
+per change of an endpoint's failure reason), and a summary table at the end."""
 
 from __future__ import annotations
+
+import threading
+from collections.abc import Callable
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -32,7 +36,8 @@ class _Tally:
 def endpoint_line(status: dict) -> str:
     """One endpoint as a person watching a run needs it: how busy it is and whether it pushed back.
     Empty when it is idle and never rate-limited."""
-    busy = status["in_flight"] or status["waiting"] or status["waiting_until"] or status["rate_limited"]
+    failing = status.get("retries") or status.get("gave_up")
+    busy = status["in_flight"] or status["waiting"] or status["waiting_until"] or status["rate_limited"] or failing
     if not busy:
         return ""
     cap = status["max_connections"]
@@ -43,7 +48,23 @@ def endpoint_line(status: dict) -> str:
         parts.append(f"held off {status['waiting_until']:.1f}s")
     if status["rate_limited"]:
         parts.append(f"{status['rate_limited']}× rate-limited (429)")
+    if failing:
+        parts.append(failure_text(status))
     return f"{status['model']} @ {status['base_url']}: " + ", ".join(parts)
+
+
+def failure_text(status: dict) -> str:
+    """`7 retries (connection ×7), 1 gave up; last: connection: Connection refused`."""
+    retries = status.get("retries") or {}
+    total = sum(retries.values())
+    parts = []
+    if total:
+        kinds = ", ".join(f"{kind} ×{n}" for kind, n in sorted(retries.items()))
+        parts.append(f"{total} retr{'y' if total == 1 else 'ies'} ({kinds})")
+    if status.get("gave_up"):
+        parts.append(f"{status['gave_up']} gave up (endpoint_error)")
+    last = status.get("last_failure") or ""
+    return ", ".join(parts) + (f"; last: {last[:120]}" if last else "")
 
 
 class RunDisplay:
@@ -60,6 +81,9 @@ class RunDisplay:
         self.total = total
         self.endpoints = endpoints
         self._limited_seen: dict[tuple[str, str], int] = {}
+        self._reasons_seen: dict[tuple[str, str], str | None] = {}
+        self._reasons_lock = threading.Lock()
+        self._stop_listening: Callable[[], None] | None = None
         self.tallies = {m: _Tally() for m in models}
         self.progress = Progress(
             TextColumn("[bold]attempts"),
@@ -96,14 +120,29 @@ class RunDisplay:
                 self._limited_seen[key] = status["rate_limited"]
                 self.console.print(endpoint_line(status), highlight=False, markup=False, soft_wrap=True)
 
+    def _report_failure(self, status: dict) -> None:
+        """Without a live view: a line when an endpoint starts failing for another reason (kind
+        and HTTP status), not one per retry."""
+        key = (status["base_url"], status["model"])
+        with self._reasons_lock:
+            if self._reasons_seen.get(key) == status["last_failure_kind"]:
+                return
+            self._reasons_seen[key] = status["last_failure_kind"]
+        line = f"{status['model']} @ {status['base_url']}: failing, {failure_text(status)}"
+        self.console.print(line, highlight=False, markup=False, soft_wrap=True)
+
     def __enter__(self) -> RunDisplay:
         if self._live:
             self._live.__enter__()
+        elif self.endpoints is not None:
+            self._stop_listening = self.endpoints.on_failure(self._report_failure)
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._live:
             self._live.__exit__(*exc)
+        if self._stop_listening is not None:
+            self._stop_listening()
 
     def add(self, record: AttemptRecord) -> None:
         self.tallies.setdefault(record.model, _Tally()).add(record)
@@ -168,3 +207,4 @@ def summary_table(models: list[dict], title: str) -> Table:
         row.append(", ".join(f"{k} {v}" for k, v in entry["stop_reasons"].items()))
         table.add_row(*row)
     return table
+
