@@ -60,7 +60,9 @@ def _flip_names(comparison: Comparison, flips: list[Flip]) -> list[str]:
 def _setting(comparison: Comparison) -> str:
     c = comparison
     unpaired = f"; unpaired attempts ignored: {c.unpaired_base} base, {c.unpaired_new} new"
-    failures = f"; {c.harness_failures} pairs with a harness failure left out" if c.harness_failures else ""
+    failures = (
+        f"; {c.harness_failures} pairs with an endpoint or sandbox error left out" if c.harness_failures else ""
+    )
     return (
         f"suite {c.suite}: base {c.base_run} ({c.base_model}) → new {c.new_run} ({c.new_model}), "
         f"{c.pairs} pairs over {c.tasks} tasks{unpaired if c.unpaired_base or c.unpaired_new else ''}{failures}. "

@@ -68,7 +68,7 @@ class Comparison(BaseModel):
     tasks: int
     unpaired_base: int  # attempts of the base with no partner in the new run, ignored
     unpaired_new: int
-    harness_failures: int  # pairs left out: a sandbox_error on either side
+    harness_failures: int  # pairs left out: an endpoint_error or sandbox_error on either side
     max_drop: float
     alpha: float
     resamples: int

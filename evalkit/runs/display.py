@@ -22,14 +22,14 @@ class _Tally:
         self.done = 0
         self.resolved = 0
         self.tokens = 0
-        self.errors = 0  # endpoint or sandbox failures
+        self.errors = 0  # endpoint or sandbox failures: not scored
         self.faults = 0  # malformed / unknown / bad-argument tool calls
 
     def add(self, record: AttemptRecord) -> None:
         self.done += 1
-        self.resolved += record.resolved
+        self.resolved += record.resolved and not record.errored
         self.tokens += int(record.usage.get("total_tokens", 0))
-        self.errors += record.error is not None
+        self.errors += record.errored
         self.faults += sum(v for k, v in record.faults.items() if k != "tool_error")
 
 
@@ -100,7 +100,8 @@ class RunDisplay:
         for column in ("model", "done", "resolved", "tokens", "errors", "bad tool calls"):
             table.add_column(column, justify="left" if column == "model" else "right")
         for model, tally in self.tallies.items():
-            rate = f"{tally.resolved} ({tally.resolved / tally.done:.0%})" if tally.done else "-"
+            scored = tally.done - tally.errors
+            rate = f"{tally.resolved} ({tally.resolved / scored:.0%})" if scored else "-"
             table.add_row(model, str(tally.done), rate, f"{tally.tokens:,}", str(tally.errors), str(tally.faults))
         lines = [Text(line, style="dim") for line in self.endpoint_lines()]
         return Group(self.progress, table, *lines)
@@ -150,7 +151,7 @@ class RunDisplay:
         if self._live is None:
             self._report_rate_limits()
             done = int(self.progress.tasks[0].completed)
-            verdict = "resolved" if record.resolved else "unresolved"
+            verdict = "error (not scored)" if record.errored else "resolved" if record.resolved else "unresolved"
             if record.integrity.verdict != "clean":
                 verdict += f" (integrity {record.integrity.verdict}: {', '.join(record.integrity.kinds())})"
             error = f" error: {record.error[:120]}" if record.error else ""
@@ -168,6 +169,8 @@ def _mean(entry: dict | None) -> str:
 
 
 def _resolved(entry: dict) -> str:
+    if entry.get("mean") is None:
+        return "-"
     mean, (low, high) = entry["mean"], entry["ci95"]
     return f"{mean:.1%} [{low:.0%}–{high:.0%}]"
 
@@ -198,13 +201,36 @@ def summary_table(models: list[dict], title: str) -> Table:
     table.add_column("stop reasons")
     for entry in models:
         cost = entry["cost_per_task"]
-        row = [entry["model"], str(entry["attempts"]), _resolved(entry["resolved_rate"])]
+        row = [entry["model"], str(entry["attempts"]), _resolved_or_error(entry)]
         if multi:
             row.append(" ".join(f"@{k} {v:.2f}" for k, v in entry["pass_at_k"].items()))
         row += [_mean(entry["axes"].get(axis)) for axis in axes]
-        row += ["-" if cost is None else f"{cost:.4f}", f"{entry['median_tokens']:,.0f}", str(entry["errors"])]
+        row += ["-" if cost is None else f"{cost:.4f}", _count(entry["median_tokens"]), str(entry["errors"])]
         row.append(_integrity(entry))
         row.append(", ".join(f"{k} {v}" for k, v in entry["stop_reasons"].items()))
         table.add_row(*row)
     return table
 
+
+def _count(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
+def _resolved_or_error(entry: dict) -> str:
+    """The resolved rate, or `error` for a model none of whose attempts could be scored."""
+    if entry.get("scored_attempts") == 0 and entry.get("errors"):
+        return "error"
+    return _resolved(entry["resolved_rate"])
+
+
+def errors_line(summary: dict, run_id: str) -> str | None:
+    """`8 errors: endpoint_error ×8 — not scored; …` for a run with errored attempts, else None."""
+    kinds = summary.get("error_kinds") or {}
+    total = sum(kinds.values())
+    if not total:
+        return None
+    counts = ", ".join(f"{kind} ×{n}" for kind, n in sorted(kinds.items()))
+    return (
+        f"{total} error{'s' if total > 1 else ''}: {counts} — not scored; "
+        f"rerun them by adding `--run-id {run_id} --retry-errors` to the run's command"
+    )
