@@ -23,17 +23,20 @@ from evalkit.cli.common import (
 from evalkit.errors import EvalkitError
 from evalkit.models.backoff import EndpointRegistry
 from evalkit.models.client import ChatClient
-from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
+from evalkit.models.endpoint import DEFAULT_CONFIG, ModelSpec, Sampling, load_config, models_table, resolve_model
 from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
+from evalkit.models.preflight import preflight
 from evalkit.models.server import ModelServer
 from evalkit.report.compare import compare_command
-from evalkit.runs.display import RunDisplay, skipped_tasks_lines, summary_table
+from evalkit.runs.display import RunDisplay, errors_line, skipped_tasks_lines, summary_table
 from evalkit.runs.orchestrate import LimitOverrides, execute, open_run, plan_attempts
 from evalkit.runs.store import RunStore
 from evalkit.sandbox.docker_sandbox import SandboxSpec
 from evalkit.scoring.attempt_scores import ScoringSettings, load_settings
 from evalkit.scoring.run_scores import SUMMARY, run_tasks, score_run
 from evalkit.tasks import Task
+
+EXIT_ERRORS = 3  # the run finished, but some attempts ended in endpoint_error or sandbox_error (not scored)
 
 
 @app.command("run")
@@ -93,6 +96,16 @@ def run(
         Path | None, typer.Option(help="A baseline run folder: compare with it at the end and exit 1 on a regression.")
     ] = None,
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
+    retry_errors: Annotated[
+        bool,
+        typer.Option(
+            "--retry-errors", help="With --run-id of a run: also run again its attempts that ended in endpoint_error."
+        ),
+    ] = False,
+    check_endpoints: Annotated[
+        bool,
+        typer.Option("--preflight/--no-preflight", help="Check each model's endpoint once before the run starts."),
+    ] = True,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
     loaded = _load(suite, skip_invalid, "run")
@@ -127,11 +140,15 @@ def run(
         specs.append(spec.model_copy(update={k: v for k, v in changes.items() if v is not None}))
         spec.api_key()  # a missing key or header variable stops the run before its folder exists
         spec.header_values()
+    if retry_errors:
+        _check_retry(run_id, out)
+    if check_endpoints:
+        _preflight([*specs, *([judge_client.spec] if judge_client else [])])
     run_id = run_id or new_run_id()
     store = RunStore(out / run_id)
     open_run(store, run_id, loaded, suite, specs, samples)
     names = [s.name for s in specs]
-    plan = plan_attempts(selected, names, samples, store.finished_keys())
+    plan = plan_attempts(selected, names, samples, store.finished_keys(retry_errors))
     skipped = len(selected) * samples * len(names) - len(plan)
     if skipped:
         err_console.print(f"resuming run {run_id}: {skipped} finished attempt(s) kept, {len(plan)} to go")
@@ -159,11 +176,32 @@ def run(
         ) from None
     finally:
         backend.close()
-    _score_and_show(store, {t.id: t for t in loaded.tasks}, settings, judge_client, f"run {run_id} on {loaded.name}")
+    summary = _score_and_show(
+        store, {t.id: t for t in loaded.tasks}, settings, judge_client, f"run {run_id} on {loaded.name}"
+    )
     if baseline is not None:
         code = compare_command(baseline, store.dir, 0.02, 0.05, None, None, None, None, console)
         if code:
             raise typer.Exit(code)
+    if summary.get("errors"):
+        raise typer.Exit(EXIT_ERRORS)
+
+
+def _check_retry(run_id: str | None, out: Path) -> None:
+    """--retry-errors re-runs attempts of a run that exists; say so before anything is written."""
+    if run_id is None:
+        raise EvalkitError("--retry-errors needs --run-id: the run whose errored attempts to run again")
+    if RunStore(out / run_id).read_manifest() is None:
+        raise EvalkitError(f"--retry-errors: no run `{run_id}` in {out}; give the --run-id (and --out) of a run")
+
+
+def _preflight(specs: list[ModelSpec]) -> None:
+    """Each distinct endpoint asked once: a dead one stops the run (exit 2) before its folder exists."""
+    with err_console.status("checking endpoints"):
+        report = preflight(specs)
+    for warning in report.warnings:
+        err_console.print(f"[yellow]warning[/] {escape(warning)}", soft_wrap=True)
+    report.raise_first()
 
 
 def _judge_client(name: str | None, models_config: dict, config_path: Path) -> ChatClient | None:
@@ -177,7 +215,7 @@ def _judge_client(name: str | None, models_config: dict, config_path: Path) -> C
 
 def _score_and_show(
     store: RunStore, tasks: dict[str, Task], settings: ScoringSettings, judge: ChatClient | None, title: str
-) -> None:
+) -> dict:
     warn = lambda message: err_console.print(f"[yellow]warning[/] {escape(message)}", soft_wrap=True)  # noqa: E731
     with err_console.status("scoring"):
         score_run(store, tasks, settings, judge, warn)
@@ -186,6 +224,9 @@ def _score_and_show(
     for line in skipped_tasks_lines(summary):
         console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
     console.print(f"run folder: {store.dir} (results.jsonl, scores.jsonl, summary.json, trajectories/)")
+    if line := errors_line(summary, store.dir.name):
+        console.print(f"[red]{escape(line)}[/]", soft_wrap=True, highlight=False)
+    return summary
 
 
 @app.command("score")

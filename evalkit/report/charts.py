@@ -96,8 +96,9 @@ class ModelRow(BaseModel):
     tasks: int
     samples: int
     resolved: int
-    errors: int
-    error_kinds: dict[str, int]  # attempts that ended in endpoint_error / sandbox_error, by stop reason
+    errors: int  # attempts that ended in endpoint_error or sandbox_error: in no figure of the row
+    error_kinds: dict[str, int] = Field(default_factory=dict)  # those errors by stop reason
+    scored_attempts: int | None = None  # the attempts the figures are over (None: a summary from before)
     resolved_rate: Interval
     pass_at_k: dict[str, float]
     best_of_k: dict[str, float]
@@ -197,6 +198,7 @@ def _model_row(model: str, label: str, run: LoadedRun, published: Published) -> 
     completion = [c for c in completion if isinstance(c, int | float)]
     api_model = (run.manifest.models.get(model) or {}).get("model")
     attempts = entry.get("attempts", len(records))
+    scored = entry.get("scored_attempts", attempts)  # errored attempts are in no figure, cost included
     cost = entry.get("cost_usd")
     return ModelRow(
         model=model,
@@ -208,7 +210,8 @@ def _model_row(model: str, label: str, run: LoadedRun, published: Published) -> 
         samples=entry.get("samples", 0),
         resolved=entry.get("resolved", sum(attempt_resolved(r, run.scores.get(r.key)) for r in records)),
         errors=entry.get("errors", 0),
-        error_kinds=dict(sorted(error_kinds.items())),
+        error_kinds=entry.get("error_kinds") or dict(sorted(error_kinds.items())),
+        scored_attempts=entry.get("scored_attempts"),
         resolved_rate=_interval(entry.get("resolved_rate")) or Interval(mean=None, ci95=None),
         pass_at_k=entry.get("pass_at_k", {}),
         best_of_k=entry.get("best_of_k", {}),
@@ -216,7 +219,7 @@ def _model_row(model: str, label: str, run: LoadedRun, published: Published) -> 
         median_tokens=entry.get("median_tokens"),
         median_completion_tokens=statistics.median(completion) if completion else None,
         cost_usd=cost,
-        cost_per_attempt=None if cost is None or not attempts else round(cost / attempts, 6),
+        cost_per_attempt=None if cost is None or not scored else round(cost / scored, 6),
         cost_per_task=entry.get("cost_per_task"),
         cost_per_resolved=entry.get("cost_per_resolved"),
         stop_reasons=entry.get("stop_reasons", {}),

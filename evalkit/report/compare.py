@@ -17,8 +17,9 @@ deciding axes (default resolved and composite) set the exit code, because the ot
 the composite already and each extra deciding test adds false alarms. The interval is two-sided
 (1 − alpha) while the test is one-sided at alpha, so an interval touching 0 can go with a
 regression at the margin. With several samples per task McNemar counts attempt pairs as if
-independent (the bootstrap, over tasks, does not). Pairs with a harness failure (`sandbox_error`)
-on either side are left out: they say nothing about the model, and resuming the run retries them.
+independent (the bootstrap, over tasks, does not). Pairs with an error (`endpoint_error` or
+`sandbox_error`) on either side are left out: they say nothing about the model, and
+`evalkit run --run-id ID --retry-errors` runs them again.
 
 Below about 20 tasks the percentile bootstrap runs liberal (measured: about 2 × alpha false
 alarms at 8 tasks, about alpha at 20 and 50); the comparison says so in a note.
@@ -57,7 +58,7 @@ from evalkit.report.compare_record import AxisResult, Comparison, Flip, TaskOutc
 from evalkit.report.compare_stats import axis_verdict, mcnemar_exact, paired_bootstrap
 from evalkit.report.compare_tasks import loaded_task_difference, run_manifest, subset_note
 from evalkit.results import load_results
-from evalkit.runs.store import RERUN_STOP_REASONS
+from evalkit.runs.store import ERROR_STOP_REASONS
 from evalkit.scoring.predictions import write_atomic
 from evalkit.scoring.run_scores import SUMMARY
 from evalkit.wording import counted
@@ -168,7 +169,7 @@ def _pair(base: pd.DataFrame, new: pd.DataFrame, base_label: str, new_label: str
         ) from None
     failures = np.zeros(len(rows), dtype=bool)
     if stop:
-        stops = list(RERUN_STOP_REASONS)
+        stops = list(ERROR_STOP_REASONS)
         failures = np.isin(rows["stop_reason_base"].to_numpy(), stops)
         failures |= np.isin(rows["stop_reason_new"].to_numpy(), stops)
     task_ids = rows["task_id"].to_numpy(dtype=str)[~failures]
@@ -248,7 +249,7 @@ def compare_runs(
         new_label,
     )
     if not len(pairs.task_ids):
-        why = f", {pairs.harness_failures} left out as harness failures" if pairs.harness_failures else ""
+        why = f", {pairs.harness_failures} left out as endpoint or sandbox errors" if pairs.harness_failures else ""
         raise EvalkitError(
             f"{new_label}: no (task, sample) pair in common with {base_label}{why}; compare runs of the same tasks"
         )

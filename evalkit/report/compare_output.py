@@ -61,7 +61,11 @@ def _flip_names(comparison: Comparison, flips: list[Flip]) -> list[str]:
 def _setting(comparison: Comparison) -> str:
     c = comparison
     unpaired = f"; unpaired attempts ignored: {c.unpaired_base} base, {c.unpaired_new} new"
-    failures = f"; {counted(c.harness_failures, 'pair')} with a harness failure left out" if c.harness_failures else ""
+    failures = (
+        f"; {counted(c.harness_failures, 'pair')} with an endpoint or sandbox error left out"
+        if c.harness_failures
+        else ""
+    )
     return (
         f"suite {c.suite}: base {c.base_run} ({c.base_model}) → new {c.new_run} ({c.new_model}), "
         f"{counted(c.pairs, 'pair')} over {counted(c.tasks, 'task')}"

@@ -19,13 +19,13 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from evalkit.errors import EvalkitError
-from evalkit.runs.store import MANIFEST, AttemptRecord, RunManifest, RunStore
+from evalkit.runs.store import ERROR_STOP_REASONS, MANIFEST, AttemptRecord, RunManifest, RunStore
 from evalkit.scoring.attempt_scores import AttemptScores
 from evalkit.scoring.integrity import IntegrityReport
 from evalkit.scoring.run_scores import SCORES, SUMMARY
 from evalkit.tasks import SkippedTask
 
-ERROR_STOPS = frozenset({"endpoint_error", "sandbox_error"})  # the endpoint or harness failed, not the model
+ERROR_STOPS = ERROR_STOP_REASONS  # the endpoint or harness failed, not the model: an error, not a score
 BENCHMARK_LABELS = {
     "swe-bench-verified": "SWE-bench Verified",
     "swe-bench-lite": "SWE-bench Lite",
@@ -200,12 +200,14 @@ def attempt_tests_passed(record: AttemptRecord, score: AttemptScores | None) -> 
 
 def attempt_status(record: AttemptRecord, score: AttemptScores | None) -> str:
     """`r` resolved, `x` the hidden tests passed but a failing integrity verdict withheld it,
-    `e` an error the model is not to blame for, `f` failed."""
+    `e` an error the model is not to blame for (not scored), `f` failed."""
+    if record.errored:  # whatever its diff did: it is re-run, not scored
+        return "e"
     if attempt_resolved(record, score):
         return "r"
     if attempt_tests_passed(record, score) and attempt_integrity(record, score).verdict == "fail":
         return "x"
-    return "e" if record.error or record.stop_reason in ERROR_STOPS else "f"
+    return "f"
 
 
 @dataclass(frozen=True)

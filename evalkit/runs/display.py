@@ -1,7 +1,11 @@
-"""What a person watching `evalkit run` sees: a live progress bar with per-model tallies while it
-runs (one line per attempt when the output is not a terminal), and a summary table at the end."""
+"""What a person watching `evalkit run` sees: a live progress bar with per-model tallies and each
+busy or failing endpoint while it runs (without a terminal: one line per attempt, per new 429 and
+per change of an endpoint's failure reason), and a summary table at the end."""
 
 from __future__ import annotations
+
+import threading
+from collections.abc import Callable
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -20,21 +24,22 @@ class _Tally:
         self.done = 0
         self.resolved = 0
         self.tokens = 0
-        self.errors = 0  # endpoint or sandbox failures
+        self.errors = 0  # endpoint or sandbox failures: not scored
         self.faults = 0  # malformed / unknown / bad-argument tool calls
 
     def add(self, record: AttemptRecord) -> None:
         self.done += 1
-        self.resolved += record.resolved
+        self.resolved += record.resolved and not record.errored
         self.tokens += int(record.usage.get("total_tokens", 0))
-        self.errors += record.error is not None
+        self.errors += record.errored
         self.faults += sum(v for k, v in record.faults.items() if k != "tool_error")
 
 
 def endpoint_line(status: dict) -> str:
     """One endpoint as a person watching a run needs it: how busy it is and whether it pushed back.
     Empty when it is idle and never rate-limited."""
-    busy = status["in_flight"] or status["waiting"] or status["waiting_until"] or status["rate_limited"]
+    failing = status.get("retries") or status.get("gave_up")
+    busy = status["in_flight"] or status["waiting"] or status["waiting_until"] or status["rate_limited"] or failing
     if not busy:
         return ""
     cap = status["max_connections"]
@@ -45,7 +50,23 @@ def endpoint_line(status: dict) -> str:
         parts.append(f"held off {status['waiting_until']:.1f}s")
     if status["rate_limited"]:
         parts.append(f"{status['rate_limited']}× rate-limited (429)")
+    if failing:
+        parts.append(failure_text(status))
     return f"{status['model']} @ {status['base_url']}: " + ", ".join(parts)
+
+
+def failure_text(status: dict) -> str:
+    """`7 retries (connection ×7), 1 gave up; last: connection: Connection refused`."""
+    retries = status.get("retries") or {}
+    total = sum(retries.values())
+    parts = []
+    if total:
+        kinds = ", ".join(f"{kind} ×{n}" for kind, n in sorted(retries.items()))
+        parts.append(f"{total} retr{'y' if total == 1 else 'ies'} ({kinds})")
+    if status.get("gave_up"):
+        parts.append(f"{status['gave_up']} gave up (endpoint_error)")
+    last = status.get("last_failure") or ""
+    return ", ".join(parts) + (f"; last: {last[:120]}" if last else "")
 
 
 class RunDisplay:
@@ -62,6 +83,9 @@ class RunDisplay:
         self.total = total
         self.endpoints = endpoints
         self._limited_seen: dict[tuple[str, str], int] = {}
+        self._reasons_seen: dict[tuple[str, str], str | None] = {}
+        self._reasons_lock = threading.Lock()
+        self._stop_listening: Callable[[], None] | None = None
         self.tallies = {m: _Tally() for m in models}
         self.progress = Progress(
             TextColumn("[bold]attempts"),
@@ -78,7 +102,8 @@ class RunDisplay:
         for column in ("model", "done", "resolved", "tokens", "errors", "bad tool calls"):
             table.add_column(column, justify="left" if column == "model" else "right")
         for model, tally in self.tallies.items():
-            rate = f"{tally.resolved} ({tally.resolved / tally.done:.0%})" if tally.done else "-"
+            scored = tally.done - tally.errors
+            rate = f"{tally.resolved} ({tally.resolved / scored:.0%})" if scored else "-"
             table.add_row(model, str(tally.done), rate, f"{tally.tokens:,}", str(tally.errors), str(tally.faults))
         lines = [Text(line, style="dim") for line in self.endpoint_lines()]
         return Group(self.progress, table, *lines)
@@ -98,14 +123,29 @@ class RunDisplay:
                 self._limited_seen[key] = status["rate_limited"]
                 self.console.print(endpoint_line(status), highlight=False, markup=False, soft_wrap=True)
 
+    def _report_failure(self, status: dict) -> None:
+        """Without a live view: a line when an endpoint starts failing for another reason (kind
+        and HTTP status), not one per retry."""
+        key = (status["base_url"], status["model"])
+        with self._reasons_lock:
+            if self._reasons_seen.get(key) == status["last_failure_kind"]:
+                return
+            self._reasons_seen[key] = status["last_failure_kind"]
+        line = f"{status['model']} @ {status['base_url']}: failing, {failure_text(status)}"
+        self.console.print(line, highlight=False, markup=False, soft_wrap=True)
+
     def __enter__(self) -> RunDisplay:
         if self._live:
             self._live.__enter__()
+        elif self.endpoints is not None:
+            self._stop_listening = self.endpoints.on_failure(self._report_failure)
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._live:
             self._live.__exit__(*exc)
+        if self._stop_listening is not None:
+            self._stop_listening()
 
     def add(self, record: AttemptRecord) -> None:
         self.tallies.setdefault(record.model, _Tally()).add(record)
@@ -113,7 +153,7 @@ class RunDisplay:
         if self._live is None:
             self._report_rate_limits()
             done = int(self.progress.tasks[0].completed)
-            verdict = "resolved" if record.resolved else "unresolved"
+            verdict = "error (not scored)" if record.errored else "resolved" if record.resolved else "unresolved"
             if record.integrity.verdict != "clean":
                 verdict += f" (integrity {record.integrity.verdict}: {', '.join(record.integrity.kinds())})"
             error = f" error: {record.error[:120]}" if record.error else ""
@@ -131,6 +171,8 @@ def _mean(entry: dict | None) -> str:
 
 
 def _resolved(entry: dict) -> list[str]:
+    if entry.get("mean") is None:
+        return ["-"]
     mean, (low, high) = entry["mean"], entry["ci95"]
     return [f"{mean:.1%}", f"[{low:.0%}–{high:.0%}]"]
 
@@ -155,7 +197,7 @@ def summary_table(models: list[dict], title: str) -> FittedTable:
 
     columns = [
         column("attempts", 4, lambda entry: [str(entry["attempts"])]),
-        column("resolved [95% CI]", 0, lambda entry: _resolved(entry["resolved_rate"])),
+        column("resolved [95% CI]", 0, _resolved_or_error),
     ]
     if multi:
         columns.append(column("pass@k", 4, lambda e: [f"@{k} {v:.2f}" for k, v in e["pass_at_k"].items()], ", "))
@@ -164,7 +206,7 @@ def summary_table(models: list[dict], title: str) -> FittedTable:
         columns.append(axis("judge", 3))
     columns += [
         column("cost/task $", 5, lambda e: ["-" if e["cost_per_task"] is None else f"{e['cost_per_task']:.4f}"]),
-        column("median tokens", 5, lambda entry: [f"{entry['median_tokens']:,.0f}"]),
+        column("median tokens", 5, lambda entry: [_count(entry["median_tokens"])]),
         column("errors", 2, lambda entry: [str(entry["errors"])]),
         column("integrity", 3, _integrity, " · ", "left"),
         column("stop reasons", 6, lambda e: [f"{k} {v}" for k, v in e["stop_reasons"].items()], ", ", "left"),
@@ -181,3 +223,27 @@ def skipped_tasks_lines(summary: dict) -> list[str]:
         return []
     head = f"{summary['tasks_loaded']} of {summary['tasks_total']} tasks of the suite loaded; not run:"
     return [head, *(f"  {task['file']}: {task['reason']}" for task in skipped)]
+
+
+def _count(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
+def _resolved_or_error(entry: dict) -> list[str]:
+    """The resolved rate, or `error` for a model none of whose attempts could be scored."""
+    if entry.get("scored_attempts") == 0 and entry.get("errors"):
+        return ["error"]
+    return _resolved(entry["resolved_rate"])
+
+
+def errors_line(summary: dict, run_id: str) -> str | None:
+    """`8 errors: endpoint_error ×8 — not scored; …` for a run with errored attempts, else None."""
+    kinds = summary.get("error_kinds") or {}
+    total = sum(kinds.values())
+    if not total:
+        return None
+    counts = ", ".join(f"{kind} ×{n}" for kind, n in sorted(kinds.items()))
+    return (
+        f"{counted(total, 'error')}: {counts} — not scored; "
+        f"rerun them by adding `--run-id {run_id} --retry-errors` to the run's command"
+    )

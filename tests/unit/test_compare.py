@@ -302,10 +302,11 @@ def test_an_improvement_is_reported_as_such():
     assert result.axis("resolved").verdict == "improvement" and result.exit_code == 0
 
 
-def test_unpaired_attempts_and_harness_failures_are_counted_and_left_out():
+@pytest.mark.parametrize("error", ["sandbox_error", "endpoint_error"])
+def test_unpaired_attempts_and_errored_attempts_are_counted_and_left_out(error):
     base = frame({(t, s): True for t in TASKS[:10] for s in range(2)})
     new = frame({(t, s): True for t in TASKS[2:12] for s in range(2)})
-    new.loc[new["task_id"] == "t05", "stop_reason"] = "sandbox_error"
+    new.loc[new["task_id"] == "t05", "stop_reason"] = error
     new.loc[new["task_id"] == "t05", "resolved"] = False
     result = compare(base, new)
     assert (result.unpaired_base, result.unpaired_new, result.harness_failures) == (4, 4, 2)

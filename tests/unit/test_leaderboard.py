@@ -49,7 +49,7 @@ def write_attempt(store: RunStore, task, model: str, endpoint_model: str, sample
     tool_output = kind.get("tool_output", "3 passed")
     final = kind.get("final", "Added power to calc/__init__.py.")
     stop, error = kind.get("stop", "submitted"), kind.get("error")
-    trajectory = f"trajectories/{task.id}__{abs(hash(model)) % 10_000}__{sample}.jsonl"
+    trajectory = f"trajectories/{task.id}__{hashlib.sha256(model.encode()).hexdigest()[:12]}__{sample}.jsonl"
     call = {
         "id": "c1",
         "type": "function",
@@ -100,6 +100,14 @@ def write_attempt(store: RunStore, task, model: str, endpoint_model: str, sample
             pass_to_pass={"passed": p2p, "failed": []},
         )
     )
+
+
+def two_task_suite(toy_suite_dir: Path, root: Path) -> Path:
+    """A copy of the toy suite under `root` with its task twice (TASKS)."""
+    suite = root / "suite"
+    shutil.copytree(toy_suite_dir, suite)
+    shutil.copytree(suite / "calc-power", suite / "calc-power-again")
+    return suite
 
 
 def make_run(root: Path, suite_dir: Path, run_id: str, plan: dict[str, tuple[str, list]], samples: int) -> Path:
@@ -214,11 +222,13 @@ def test_each_row_has_the_figures_of_its_runs_summary_json(runs):
             assert row[key] == entry[key], (row["label"], key)
         assert row["errors"] == entry["errors"]
         cost = entry["cost_usd"]
-        assert row["cost_per_attempt"] == (None if cost is None else pytest.approx(cost / entry["attempts"], abs=1e-6))
+        scored = entry["scored_attempts"]  # errored attempts are in no figure, cost included
+        assert row["cost_per_attempt"] == (None if cost is None else pytest.approx(cost / scored, abs=1e-6))
     assert rows["gpt-4o-mini"]["resolved_rate"]["mean"] == 0.25  # task 1: 1 of 2, task 2: 0 of 2
     assert rows["gpt-4o-mini"]["pass_at_k"]["2"] == 0.5
     assert rows[EVIL]["cost_per_task"] is None and rows[EVIL]["cost_per_attempt"] is None  # no price
-    assert rows["flaky"]["errors"] == 3
+    assert rows["flaky"]["errors"] == 3 and rows["flaky"]["error_kinds"] == {"endpoint_error": 3}
+    assert (rows["flaky"]["attempts"], rows["flaky"]["scored_attempts"], rows["flaky"]["tasks"]) == (4, 1, 1)
 
 
 def test_a_model_in_two_runs_of_a_suite_has_a_row_per_run(runs):

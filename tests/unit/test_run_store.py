@@ -1,6 +1,7 @@
 """A run's results survive a kill: rows are whole lines, a half-written last line is dropped when
-the run reopens, and resuming plans exactly the attempts not finished (harness failures again).
-run.json records the suite's tasks that did not load."""
+the run reopens, and resuming plans exactly the attempts not finished (harness failures again,
+endpoint errors too with --retry-errors); the latest row of an attempt wins. run.json records the
+suite's tasks that did not load."""
 
 import json
 
@@ -41,6 +42,24 @@ def test_harness_failures_are_attempted_again_and_the_last_row_wins(tmp_path):
     store.append(record("a"))
     assert store.finished_keys() == {("a", "m", 0), ("b", "m", 0)}
     assert len(store.records()) == 2
+
+
+def test_retry_errors_plans_endpoint_errors_too_and_the_latest_row_wins(tmp_path):
+    store = RunStore(tmp_path / "r")
+    store.open()
+    store.append(record("a", stop="endpoint_error", resolved=False))
+    store.append(record("b", stop="sandbox_error", resolved=False))
+    store.append(record("c"))
+    assert store.finished_keys() == {("a", "m", 0), ("c", "m", 0)}  # a plain resume keeps endpoint errors
+    assert store.finished_keys(retry_errors=True) == {("c", "m", 0)}
+    assert store.errored_keys() == {("a", "m", 0), ("b", "m", 0)}
+    store.append(record("a", stop="submitted", resolved=True))  # the retry succeeded
+    store.append(record("b", stop="endpoint_error", resolved=False))  # this one failed again
+    latest = {r.task_id: r for r in store.records()}
+    assert (latest["a"].stop_reason, latest["a"].resolved, latest["a"].errored) == ("submitted", True, False)
+    assert latest["b"].stop_reason == "endpoint_error" and latest["b"].errored
+    assert store.errored_keys() == {("b", "m", 0)}
+    assert len(store.results_path.read_text().splitlines()) == 5  # appended, never rewritten
 
 
 def test_plan_skips_finished_attempts_and_interleaves_models(demo_suite):
