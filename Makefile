@@ -77,6 +77,6 @@ bench: setup
 	$(VENV)/bin/python benchmarks/report_size.py
 	$(VENV)/bin/python benchmarks/cli_startup.py
 
-clean:
+clean:  # containers of dead evalkit processes only: runs in progress keep theirs
 	-$(EVALKIT) sandbox prune
 	rm -rf $(VENV)

@@ -373,7 +373,7 @@ def run_mswea(
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
-        prune(backend.client, MSWEA_RUN_ID)
+        prune(backend.client, MSWEA_RUN_ID, live_too=True)  # its own containers: the owner is alive
     rows = [json.loads(line) for line in (tmp / "mswea.jsonl").read_text().splitlines()]
     failed = [r["task_id"] for r in rows if r["exit_status"] != "Submitted"]
     if failed:

@@ -15,7 +15,8 @@ from evalkit.scoring.run_scores import load_scores, results_frame, run_tasks, sc
 def load_results(path: str | Path) -> pd.DataFrame:
     """Every attempt of a run (its folder, or its results.jsonl) with all axes as columns.
 
-    Columns: run_id, task_id, model, sample, tags, resolved, stop_reason, error, correctness,
+    Columns: run_id, task_id, model, sample, tags, resolved, stop_reason, errored (an
+    endpoint_error or sandbox_error: leave it out of any mean, as summary.json does), error, correctness,
     fail_to_pass, pass_to_pass, quality, efficiency, interaction, composite, judge, cost_usd,
     token counts, turns, tool_calls, duration_s, agent_s, and the parts of quality
     (`quality.lint`, ...) and interaction counts (`interaction.repeated_call`, ...). A run not yet

@@ -54,10 +54,11 @@ def _body(action: dict, step: int) -> dict:
 
 
 class HostileServer(ScenarioServer):
-    """Serves `scenarios` (name → script) on 127.0.0.1; `requests` counts requests per scenario."""
+    """Serves `scenarios` (name → script) on 127.0.0.1; `requests` counts requests per scenario;
+    `models` is what `GET /models` lists (None: no such route)."""
 
-    def __init__(self, scenarios: dict[str, list[list[dict]]]) -> None:
-        super().__init__()
+    def __init__(self, scenarios: dict[str, list[list[dict]]], models: list[str] | None = None) -> None:
+        super().__init__(models)
         self.scenarios = scenarios
         self.requests: Counter[str] = Counter()
         self._seen: Counter[tuple[str, int]] = Counter()

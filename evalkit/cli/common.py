@@ -21,6 +21,7 @@ from rich.markup import escape
 
 from evalkit.errors import EvalkitError
 from evalkit.names import check_run_id
+from evalkit.wording import counted
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -80,14 +81,26 @@ def given_options(ctx: typer.Context) -> set[str]:
     return {name for name, source in sources.items() if source is not None and source.name == "COMMANDLINE"}
 
 
-def _load(suite_path: Path) -> Suite:
+SKIP_INVALID_HELP = "Go on with the tasks that load when others of the suite do not (each is reported and recorded)."
+
+
+def _load(suite_path: Path, skip_invalid: bool, verb: str) -> Suite:
+    """The suite; each task that did not load is one line (file and reason). Unless `skip_invalid`,
+    any such task stops the command (exit 2) with a line saying `--skip-invalid` would `verb` the rest."""
     from evalkit.tasks import load_suite
 
     suite = load_suite(suite_path)
-    for error in suite.errors:
-        err_console.print(f"[yellow]skipped[/] {escape(str(error))}", highlight=False, soft_wrap=True)
+    label = "[yellow]skipped[/]" if skip_invalid else "[red]invalid task[/]"
+    for skipped in suite.skipped:
+        err_console.print(f"{label} {escape(str(skipped))}", highlight=False, soft_wrap=True)
     if not suite.tasks:
         raise EvalkitError(f"{suite_path}: no usable task")
+    if suite.skipped and not skip_invalid:
+        count = len(suite.skipped)
+        raise EvalkitError(
+            f"{count} of the {suite.total} tasks of {suite_path} cannot be loaded (above); fix "
+            f"{'it' if count == 1 else 'them'}, or pass --skip-invalid to {verb} the other {len(suite.tasks)}"
+        )
     return suite
 
 
@@ -111,7 +124,7 @@ def _open_backend(run_id: str) -> DockerBackend:
     client = docker_client()
     swept = sweep_orphans(client)
     if swept:
-        err_console.print(f"removed {len(swept)} container(s) left by dead evalkit runs")
+        err_console.print(f"removed {counted(len(swept), 'container')} left by dead evalkit runs")
     return DockerBackend(client, run_id)
 
 

@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from evalkit.cli.common import (
     _interrupted,
@@ -23,6 +22,7 @@ from evalkit.cli.common import (
 )
 from evalkit.errors import EvalkitError
 from evalkit.names import file_component
+from evalkit.runs.fitted_table import FitColumn, FittedTable
 
 
 @app.command("evaluate")
@@ -48,7 +48,7 @@ def evaluate(
 
     if integrity not in ("fail", "flag"):
         raise EvalkitError(f"--integrity {integrity}: choose fail or flag")
-    loaded = _load(suite)
+    loaded = _load(suite, skip_invalid=True, verb="score")
     preds = load_predictions(predictions)
     known = {t.id: t for t in loaded.tasks}
     unknown = [p.instance_id for p in preds if p.instance_id not in known]
@@ -91,19 +91,29 @@ def evaluate(
         raise _interrupted(backend, f"finished instances are in {out_dir}") from None
     finally:
         backend.close()
-    table = Table(title=f"evaluation {run_id}")
-    for column in ("model", "instances", "resolved", "unresolved", "not applied", "errors"):
-        table.add_column(column)
-    for model, per_instance in results.items():
-        report = summary_report(per_instance, unknown)
+    reports = {model: summary_report(per_instance, unknown) for model, per_instance in results.items()}
+    for model, report in reports.items():
         write_atomic(out_dir / f"{file_component(model)}.report.json", json.dumps(report, indent=2) + "\n")
-        table.add_row(
-            model,
-            str(len(per_instance)),
-            str(report["resolved_instances"]),
-            str(report["unresolved_instances"]),
-            str(len(report["patch_not_applied_ids"])),
-            str(report["error_instances"]),
-        )
-    console.print(table)
+    console.print(evaluation_table(f"evaluation {run_id}", reports))
+    console.print("not applied: unresolved because the patch did not apply", style="dim")
     console.print(f"reports in {out_dir}")
+
+
+def evaluation_table(title: str, reports: dict[str, dict]) -> FittedTable:
+    """Per model, the outcomes of its predictions as SWE-bench's report counts them: every instance
+    is resolved, unresolved, an empty patch or an error; "not applied" are the unresolved ones
+    whose patch did not apply. Laid out for the terminal's width, no figure cut."""
+    entries = list(reports.values())
+
+    def column(header: str, priority: int, count) -> FitColumn:
+        return FitColumn(header, [[str(count(report))] for report in entries], priority)
+
+    columns = [
+        column("instances", 1, lambda r: r["submitted_instances"] - len(r["unknown_instance_ids"])),
+        column("resolved", 0, lambda r: r["resolved_instances"]),
+        column("unresolved", 0, lambda r: r["unresolved_instances"]),
+        column("empty patch", 0, lambda r: r["empty_patch_instances"]),
+        column("errors", 0, lambda r: r["error_instances"]),
+        column("not applied", 1, lambda r: len(set(r["patch_not_applied_ids"]) - set(r["error_ids"]))),
+    ]
+    return FittedTable(title, "model", list(reports), columns, "every figure is in <model>.report.json")

@@ -11,6 +11,7 @@ from rich.markup import escape
 from evalkit.cli.common import _interrupted, _open_backend, app, console, err_console, new_run_id
 from evalkit.errors import EvalkitError
 from evalkit.gather.environment import HOST_CA_BUNDLE
+from evalkit.wording import counted
 
 
 @app.command("gather")
@@ -78,7 +79,8 @@ def gather_command(
     finally:
         backend.close()
     accepted = Table(
-        title=f"{len(report.accepted)} task(s) gathered from {report.repo} ({report.scanned} commits scanned)"
+        title=f"{counted(len(report.accepted), 'task')} gathered from {report.repo} "
+        f"({counted(report.scanned, 'commit')} scanned)"
     )
     for column in ("task", "prompt chars", "changed lines", "files", "F2P", "P2P"):
         accepted.add_column(column, justify="left" if column == "task" else "right")
@@ -93,7 +95,7 @@ def gather_command(
         )
     console.print(accepted)
     if report.rejected:
-        rejected = Table(title=f"{len(report.rejected)} commit(s) left out")
+        rejected = Table(title=f"{counted(len(report.rejected), 'commit')} left out")
         for column in ("commit", "subject", "stage", "reason"):
             rejected.add_column(column)
         for item in report.rejected:

@@ -15,6 +15,7 @@ from evalkit.cli.common import app, console
 from evalkit.errors import EvalkitError
 from evalkit.runs.folders import run_folder
 from evalkit.scoring.flag_kinds import FlagKind
+from evalkit.wording import counted
 
 
 @app.command("integrity")
@@ -75,7 +76,7 @@ def integrity(
             sys.stdout.write(lines)
         else:
             write_atomic(Path(json_out), lines)
-            console.print(f"{len(rows)} JSON row(s) written to {escape(json_out)}")
+            console.print(f"{counted(len(rows), 'JSON row')} written to {escape(json_out)}")
         return
     table = Table(title=f"integrity of run {escape(run_dir.name)}", show_lines=False)
     for column in ("task", "model", "sample", "verdict", "kind", "step", "evidence"):
@@ -99,4 +100,4 @@ def integrity(
     console.print(table)
     flagged = sum(1 for _, report, flags in rows if flags)
     failing = sum(1 for _, report, flags in rows if flags and report.verdict == "fail")
-    console.print(f"{flagged} flagged attempt(s), {failing} with a failing verdict, of {len(store.records())}")
+    console.print(f"{counted(flagged, 'flagged attempt')}, {failing} with a failing verdict, of {len(store.records())}")

@@ -50,6 +50,12 @@ def compare(
     ] = None,
     base_model: Annotated[str | None, typer.Option(help="The base run's model, when it has several.")] = None,
     new_model: Annotated[str | None, typer.Option(help="The new run's model, when it has several.")] = None,
+    allow_subset: Annotated[
+        bool,
+        typer.Option(
+            "--allow-subset", help="Runs whose suites loaded different tasks: compare the tasks both loaded."
+        ),
+    ] = False,
 ) -> None:
     """Compare two runs of one suite, paired by task and sample: exit 1 on a significant regression."""
     from evalkit.report.compare import compare_command
@@ -65,6 +71,7 @@ def compare(
         new_model,
         console,
         json_out=json_out,
+        allow_subset=allow_subset,
     )
     if code:
         raise typer.Exit(code)

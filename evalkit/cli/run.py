@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from evalkit.cli.common import (
+    SKIP_INVALID_HELP,
     _interrupted,
     _load,
     _open_backend,
@@ -30,6 +31,8 @@ if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit 
     from evalkit.runs.store import RunStore
     from evalkit.scoring.attempt_scores import ScoringSettings
     from evalkit.tasks import Task
+
+EXIT_ERRORS = 3  # the run finished, but some attempts ended in endpoint_error or sandbox_error (not scored)
 
 
 @app.command("run")
@@ -97,6 +100,19 @@ def run(
         Path | None,
         typer.Option(help="A baseline run folder or run id: compare with it at the end and exit 1 on a regression."),
     ] = None,
+    skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
+    retry_errors: Annotated[
+        bool,
+        typer.Option(
+            "--retry-errors",
+            help="With --run-id of a run (alone: as its run.json records): also run again its attempts that ended "
+            "in endpoint_error; a model's endpoint may move for it.",
+        ),
+    ] = False,
+    check_endpoints: Annotated[
+        bool,
+        typer.Option("--preflight/--no-preflight", help="Check each model's endpoint once before the run starts."),
+    ] = True,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
     from evalkit.models.backoff import EndpointRegistry
@@ -110,15 +126,17 @@ def run(
     from evalkit.scoring.attempt_scores import load_settings
 
     baseline_dir = run_folder(baseline, out) if baseline is not None else None
+    if retry_errors:
+        _check_retry(run_id, out)
     run_id = run_id or new_run_id()
     store = RunStore(out / run_id)
     asked = RunArgs(
         suite, list(dict.fromkeys(model or [])), samples, task, limit,
-        LimitOverrides(max_turns, max_tokens, wall_time, command_timeout), config,
+        LimitOverrides(max_turns, max_tokens, wall_time, command_timeout), config, skip_invalid, retry_errors,
     )  # fmt: skip
     args = resume_args(asked, given_options(ctx), store.read_manifest(), store.dir)
     suite, samples, config = args.suite, args.samples, args.config
-    loaded = _load(suite)
+    loaded = _load(suite, args.skip_invalid, "run")
     selected = loaded.select(args.task_ids)[: args.limit] if args.limit else loaded.select(args.task_ids)
     sampling = Sampling(temperature=temperature, top_p=top_p, max_tokens=max_completion_tokens, seed=seed)
     config_data = load_config(config)
@@ -153,9 +171,11 @@ def run(
     for spec in specs:
         spec.api_key()  # a missing key or header variable stops the run before its folder exists
         spec.header_values()
+    if check_endpoints:  # resumed models too: before anything is written
+        _preflight([*specs, *([judge_client.spec] if judge_client else [])])
     open_run(store, run_id, loaded, suite, specs, samples, run_options(args, [t.id for t in selected]))
     names = [s.name for s in specs]
-    plan = plan_attempts(selected, names, samples, store.finished_keys())
+    plan = plan_attempts(selected, names, samples, store.finished_keys(retry_errors))
     skipped = len(selected) * samples * len(names) - len(plan)
     if skipped:
         err_console.print(f"resuming run {run_id}: {skipped} finished attempt(s) kept, {len(plan)} to go")
@@ -178,16 +198,40 @@ def run(
                 endpoints=endpoints,
             )
     except KeyboardInterrupt:
-        raise _interrupted(
-            backend, f"finished attempts are in {store.results_path}; resume with: {resume_command(run_id, out)}"
-        ) from None
+        resume = resume_command(run_id, out, *(["--retry-errors"] if retry_errors else []))
+        raise _interrupted(backend, f"finished attempts are in {store.results_path}; resume with: {resume}") from None
     finally:
         backend.close()
-    _score_and_show(store, {t.id: t for t in loaded.tasks}, settings, judge_client, f"run {run_id} on {loaded.name}")
+    summary = _score_and_show(
+        store, {t.id: t for t in loaded.tasks}, settings, judge_client, f"run {run_id} on {loaded.name}"
+    )
     if baseline_dir is not None:
         code = compare_command(baseline_dir, store.dir, 0.02, 0.05, None, None, None, None, console)
         if code:
             raise typer.Exit(code)
+    if summary.get("errors"):
+        raise typer.Exit(EXIT_ERRORS)
+
+
+def _check_retry(run_id: str | None, out: Path) -> None:
+    """--retry-errors re-runs attempts of a run that exists; say so before anything is written."""
+    from evalkit.runs.store import RunStore
+
+    if run_id is None:
+        raise EvalkitError("--retry-errors needs --run-id: the run whose errored attempts to run again")
+    if RunStore(out / run_id).read_manifest() is None:
+        raise EvalkitError(f"--retry-errors: no run `{run_id}` in {out}; give the --run-id (and --out) of a run")
+
+
+def _preflight(specs: list[ModelSpec]) -> None:
+    """Each distinct endpoint asked once: a dead one stops the run (exit 2) before its folder exists."""
+    from evalkit.models.preflight import preflight
+
+    with err_console.status("checking endpoints"):
+        report = preflight(specs)
+    for warning in report.warnings:
+        err_console.print(f"[yellow]warning[/] {escape(warning)}", soft_wrap=True)
+    report.raise_first()
 
 
 def _judge_client(name: str | None, models_config: dict, config_path: Path) -> ChatClient | None:
@@ -204,8 +248,9 @@ def _judge_client(name: str | None, models_config: dict, config_path: Path) -> C
 
 def _score_and_show(
     store: RunStore, tasks: dict[str, Task], settings: ScoringSettings, judge: ChatClient | None, title: str
-) -> None:
-    from evalkit.runs.display import summary_table
+) -> dict:
+    from evalkit.runs.display import errors_line, skipped_tasks_lines, summary_table
+    from evalkit.runs.resume import resume_command
     from evalkit.scoring.run_scores import SUMMARY, score_run
 
     warn = lambda message: err_console.print(f"[yellow]warning[/] {escape(message)}", soft_wrap=True)  # noqa: E731
@@ -213,7 +258,12 @@ def _score_and_show(
         score_run(store, tasks, settings, judge, warn)
     summary = json.loads((store.dir / SUMMARY).read_text())
     console.print(summary_table(summary["models"], title))
+    for line in skipped_tasks_lines(summary):
+        console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
     console.print(f"run folder: {store.dir} (results.jsonl, scores.jsonl, summary.json, trajectories/)")
+    if line := errors_line(summary, resume_command(store.dir.name, store.dir.parent, "--retry-errors")):
+        console.print(f"[red]{escape(line)}[/]", soft_wrap=True, highlight=False)
+    return summary
 
 
 @app.command("score")
@@ -257,7 +307,7 @@ def serve(
     if policy == "oracle":
         if suite is None:
             raise EvalkitError("--policy oracle needs --suite: the oracle plays the reference changes of a suite")
-        served: Policy = OraclePolicy(_load(suite).tasks)
+        served: Policy = OraclePolicy(_load(suite, skip_invalid=True, verb="serve").tasks)
     elif policy == "null":
         served = NullPolicy()
     elif policy == "replay":

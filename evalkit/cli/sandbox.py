@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.common import console, err_console, sandbox_app
+from evalkit.wording import counted
 
 
 @sandbox_app.command("build-base")
@@ -35,12 +36,21 @@ def sandbox_build_base(
 @sandbox_app.command("prune")
 def sandbox_prune(
     run_id: Annotated[str | None, typer.Option(help="Only this run's containers.")] = None,
+    live_too: Annotated[
+        bool, typer.Option("--all", help="Also the containers of evalkit processes still running (their runs fail).")
+    ] = False,
 ) -> None:
-    """Remove evalkit containers left behind (all of them, or one run's)."""
+    """Remove evalkit containers left behind by dead processes (of every run, or of one)."""
     from evalkit.sandbox.backend import docker_client
     from evalkit.sandbox.containers import prune
 
-    removed = prune(docker_client(), run_id)
-    for container in removed:
+    result = prune(docker_client(), run_id, live_too)
+    for container in result.removed:
         console.print(f"removed {container.id} (run {container.run_id}, task {container.task_id})")
-    console.print(f"{len(removed)} container(s) removed")
+    console.print(f"{counted(len(result.removed), 'container')} removed")
+    if result.kept:
+        runs = ", ".join(sorted({c.run_id for c in result.kept}))
+        console.print(
+            f"{counted(len(result.kept), 'container')} of running evalkit processes kept (runs: {runs}); "
+            "--all removes them too"
+        )

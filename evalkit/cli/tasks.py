@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import statistics
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from evalkit.cli.common import (
+    SKIP_INVALID_HELP,
     _interrupted,
     _load,
     _open_backend,
@@ -20,6 +23,7 @@ from evalkit.cli.common import (
     tasks_app,
 )
 from evalkit.errors import EvalkitError
+from evalkit.wording import counted
 
 if TYPE_CHECKING:  # imported by the commands that use them: `evalkit --help` stays fast
     from rich.table import Table
@@ -27,31 +31,47 @@ if TYPE_CHECKING:  # imported by the commands that use them: `evalkit --help` st
     from evalkit.scoring.health import TaskHealth
     from evalkit.tasks import Task
 
+SIZE_COLUMNS = ("prompt chars", "changed lines", "files", "F2P", "P2P")
 
-@tasks_app.command("list")
-def tasks_list(suite: Annotated[Path, typer.Argument(help="Suite folder or .jsonl file.")]) -> None:
-    """List a suite's tasks with their prompt and change sizes."""
-    from rich.table import Table
 
+def _sizes(task: Task) -> tuple[int, ...]:
+    """The figures of SIZE_COLUMNS for one task (the change without its tests)."""
     from evalkit.scoring.patches import changed_lines, changed_paths
 
-    loaded = _load(suite)
-    table = Table(title=f"{loaded.name}: {len(loaded.tasks)} tasks")
-    for column in ("task", "repo", "prompt chars", "changed lines", "files", "F2P", "P2P", "tags"):
-        table.add_column(
-            column, justify="right" if column in {"prompt chars", "changed lines", "files", "F2P", "P2P"} else "left"
-        )
-    for task in loaded.tasks:
-        table.add_row(
-            task.id,
-            task.repo,
-            str(len(task.prompt)),
-            str(changed_lines(task.patch)),
-            str(len(changed_paths(task.patch))),
-            str(len(task.tests.fail_to_pass)),
-            str(len(task.tests.pass_to_pass)),
-            ", ".join(task.tags),
-        )
+    return (
+        len(task.prompt),
+        changed_lines(task.patch),
+        len(changed_paths(task.patch)),
+        len(task.tests.fail_to_pass),
+        len(task.tests.pass_to_pass),
+    )
+
+
+def _median(values: list[int]) -> str:
+    middle = statistics.median(values)
+    return f"{middle:,.0f}" if float(middle).is_integer() else f"{middle:,.1f}"
+
+
+@tasks_app.command("list")
+def tasks_list(
+    suite: Annotated[Path, typer.Argument(help="Suite folder or .jsonl file.")],
+    skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
+) -> None:
+    """List a suite's tasks with their prompt and change sizes, and the suite's medians."""
+    from rich.table import Table
+
+    loaded = _load(suite, skip_invalid, "list")
+    how_many = counted(loaded.total, "task")
+    if loaded.skipped:
+        how_many = f"{len(loaded.tasks)} of {how_many} loaded"
+    table = Table(title=escape(f"{loaded.name}: {how_many}"))
+    for column in ("task", "repo", *SIZE_COLUMNS, "tags"):
+        table.add_column(column, justify="right" if column in SIZE_COLUMNS else "left")
+    sizes = [_sizes(task) for task in loaded.tasks]
+    for task, figures in zip(loaded.tasks, sizes, strict=True):
+        table.add_row(escape(task.id), escape(task.repo), *(f"{v:,}" for v in figures), escape(", ".join(task.tags)))
+    table.add_section()
+    table.add_row("median", "", *(_median(list(column)) for column in zip(*sizes, strict=True)), "")
     console.print(table)
 
 
@@ -87,13 +107,14 @@ def tasks_validate(
     runs: Annotated[int, typer.Option(min=1, help="Reference-patch runs per task (flakiness check).")] = 3,
     concurrency: Annotated[int, typer.Option(min=1, help="Tasks validated at once.")] = 2,
     task: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
+    skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
 ) -> None:
     """Check every task: the reference patch must resolve it every time, the empty patch never."""
     from evalkit.runner import fan_out
     from evalkit.scoring.health import validate_task
     from evalkit.scoring.predictions import write_atomic
 
-    loaded = _load(suite)
+    loaded = _load(suite, skip_invalid, "validate")
     selected = loaded.select(task)
     backend = _open_backend(new_run_id())
     rows: dict[str, TaskHealth] = {}
@@ -130,7 +151,7 @@ def tasks_validate(
             write_atomic(Path(json_out), payload + "\n")
             console.print(f"JSON rows written to {json_out}")
     valid = sum(r.valid for r in ordered)
-    err_console.print(f"{valid}/{len(ordered)} tasks valid")
+    err_console.print(f"{valid} of {counted(len(ordered), 'task')} valid")
     if valid < len(ordered):
         raise typer.Exit(1)
 
@@ -159,10 +180,17 @@ def tasks_export(
     suite: Annotated[Path, typer.Argument(help="Suite folder or .jsonl file.")],
     format: Annotated[str, typer.Option("--format", help="Only `swebench`.")] = "swebench",
     out: Annotated[Path | None, typer.Option(help="File to write (.jsonl or .json); default stdout (JSONL).")] = None,
+    repo_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write each snapshot task's repository here (a git repository per repo, one commit) "
+            "so its row names a real base_commit; import with the same --repo-dir."
+        ),
+    ] = None,
 ) -> None:
     """Export a suite as SWE-bench rows (the 12 dataset columns), for SWE-bench tooling."""
     from evalkit.stats.commands import export_command
 
-    code = export_command(suite, format, out, console, err_console)
+    code = export_command(suite, format, out, console, err_console, repo_dir)
     if code:
         raise typer.Exit(code)

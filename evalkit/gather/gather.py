@@ -32,6 +32,7 @@ from evalkit.scoring.predictions import write_atomic
 from evalkit.tasks.model import Task, TaskSource, TestSpec
 from evalkit.tasks.test_paths import DEFAULT_TEST_GLOBS
 from evalkit.tasks.write import write_suite
+from evalkit.wording import counted
 
 REPORT = "gather-report.json"
 
@@ -193,7 +194,8 @@ def gather(
                 }
             )
         )
-    description = f"Tasks gathered by evalkit from {source} ({len(report.accepted)} of {report.scanned} commits)."
+    scanned = counted(report.scanned, "commit")
+    description = f"Tasks gathered by evalkit from {source} ({len(report.accepted)} of {scanned})."
     write_suite(out, out.name, description, report.accepted, replace=True)
     write_atomic(out / REPORT, json.dumps(report.as_json(), indent=2) + "\n")
     return report

@@ -5,7 +5,9 @@ retries on its own schedule and the server keeps being hammered; and a local ser
 slots answers timeouts when given more requests than it can hold. So every ChatClient of one
 endpoint (resolved base URL + model) in a process shares an EndpointState: at most
 `max_connections` requests in flight, and a "not before" moment set by a 429 (or any Retry-After)
-that every request to that endpoint waits for before it is sent.
+that every request to that endpoint waits for before it is sent. The state also counts the retries
+and the requests given up, with the last reason, so that a person watching the run sees a failing
+endpoint at once rather than a minute later in an attempt's error.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import email.utils
 import random
 import threading
 import time
+from collections import Counter
+from collections.abc import Callable
 
 import openai
 
@@ -49,15 +53,23 @@ def backoff_s(attempt: int, base_s: float, suggested: float | None) -> float:
 
 
 class EndpointState:
-    """Requests in flight and the shared "not before" moment of one endpoint; thread-safe."""
+    """Requests in flight, the shared "not before" moment, and the failures of one endpoint;
+    thread-safe. `on_failure` is called (outside the lock) after each retry or give-up."""
 
-    def __init__(self, max_connections: int | None = None) -> None:
+    def __init__(
+        self, max_connections: int | None = None, on_failure: Callable[[EndpointState], None] | None = None
+    ) -> None:
         self._cond = threading.Condition()
         self.max_connections = max_connections
         self._in_flight = 0
         self._waiting = 0
         self._not_before = 0.0  # time.monotonic()
         self._rate_limited = 0
+        self._retries: Counter[str] = Counter()  # retry kind → requests retried
+        self._gave_up = 0  # requests that ended an attempt as endpoint_error
+        self._last_failure: str | None = None  # "kind: detail" of the latest failed request
+        self._last_kind: str | None = None  # "kind" or "kind (HTTP status)": what a reason change means
+        self._on_failure = on_failure
 
     def limit(self, max_connections: int | None) -> None:
         """Clients of one endpoint may disagree: the strictest limit holds."""
@@ -96,6 +108,18 @@ class EndpointState:
             self._not_before = max(self._not_before, time.monotonic() + seconds)
             self._rate_limited += rate_limited
 
+    def note_failure(self, kind: str, status: int | None, detail: str, *, gave_up: bool = False) -> None:
+        """A failed request: retried (`kind` counted), or the last one of an attempt (`gave_up`)."""
+        with self._cond:
+            if gave_up:
+                self._gave_up += 1
+            else:
+                self._retries[kind] += 1
+            self._last_kind = f"{kind} (HTTP {status})" if status else kind
+            self._last_failure = f"{self._last_kind}: {detail}"
+        if self._on_failure is not None:
+            self._on_failure(self)
+
     def status(self) -> dict:
         with self._cond:
             return {
@@ -104,6 +128,10 @@ class EndpointState:
                 "waiting_until": round(max(0.0, self._not_before - time.monotonic()), 3),
                 "rate_limited": self._rate_limited,
                 "max_connections": self.max_connections,
+                "retries": dict(self._retries),
+                "gave_up": self._gave_up,
+                "last_failure": self._last_failure,
+                "last_failure_kind": self._last_kind,
             }
 
 
@@ -114,11 +142,14 @@ class EndpointRegistry:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._states: dict[tuple[str, str], EndpointState] = {}
+        self._listeners: list[Callable[[dict], None]] = []
 
     def state(self, base_url: str, model: str, max_connections: int | None) -> EndpointState:
         key = (base_url.rstrip("/"), model)
         with self._lock:
-            state = self._states.setdefault(key, EndpointState(max_connections))
+            state = self._states.get(key)
+            if state is None:
+                state = self._states[key] = EndpointState(max_connections, lambda s: self._failed(key, s))
         state.limit(max_connections)
         return state
 
@@ -127,6 +158,27 @@ class EndpointRegistry:
         with self._lock:
             states = list(self._states.items())
         return [{"base_url": url, "model": model, **state.status()} for (url, model), state in states]
+
+    def on_failure(self, listener: Callable[[dict], None]) -> Callable[[], None]:
+        """Call `listener` with the endpoint's snapshot entry after each failed request (from the
+        worker's thread); returns the function that stops it."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def stop() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return stop
+
+    def _failed(self, key: tuple[str, str], state: EndpointState) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        if listeners:
+            status = {"base_url": key[0], "model": key[1], **state.status()}
+            for listener in listeners:
+                listener(status)
 
 
 SHARED_ENDPOINTS = EndpointRegistry()

@@ -25,6 +25,7 @@ from evalkit.models.endpoint import ModelSpec
 from evalkit.models.messages import Usage, parse_completion, tool_message
 from evalkit.models.request import request_options
 from evalkit.models.stream import StreamAssembler, StreamError
+from evalkit.wording import counted
 
 __all__ = [
     "MAX_BACKOFF_S",
@@ -204,12 +205,13 @@ class ChatClient:
                     return ChatReply(message, finish, usage, latency, retries, data, reasoning)
                 retry = Retry("bad_response", None, 0, f"no usable message in the response: {str(data)[:200]}")
             except EvalkitError as exc:  # an extra header's variable went missing since the start
-                raise EndpointError("endpoint_error", str(exc), retries) from None
+                raise self._give_up("not_retried", None, str(exc), str(exc), retries) from None
             except _ResponseTooLarge as exc:
                 retry = Retry("bad_response", None, 0, str(exc))
             except StreamError as exc:
                 if is_validation_error(str(exc)):
-                    raise EndpointError("endpoint_error", f"in the stream: {one_line(str(exc))}", retries) from None
+                    message = f"in the stream: {one_line(str(exc))}"
+                    raise self._give_up("not_retried", None, message, message, retries) from None
                 retry = Retry("bad_response", None, 0, f"error in the stream: {one_line(str(exc))}")
             except openai.APIStatusError as exc:
                 status, text, raw = exc.status_code, server_message(exc), _raw_text(exc)
@@ -222,7 +224,7 @@ class ChatClient:
                     suggested = retry_after(exc)
                     retry = Retry("server_error", status, 0, text)
                 else:
-                    raise EndpointError("endpoint_error", f"HTTP {status}: {text}", retries) from None
+                    raise self._give_up("not_retried", status, text, f"HTTP {status}: {text}", retries) from None
             except openai.APITimeoutError:
                 retry = Retry(
                     "timeout", None, 0, f"no answer within {min(self.spec.request_timeout_s, remaining):.0f}s"
@@ -239,10 +241,13 @@ class ChatClient:
                 break
             wait = min(pause, max(0.0, deadline - time.monotonic()))
             retries.append(Retry(retry.kind, retry.status, round(wait, 3), retry.detail))
+            self._endpoint.note_failure(retry.kind, retry.status, retry.detail)
             time.sleep(wait)
         last = retries[-1]
-        raise EndpointError(
-            "endpoint_error",
-            f"gave up after {len(retries)} failed request(s); last: {last.kind}: {last.detail}",
-            retries,
-        )
+        message = f"gave up after {counted(len(retries), 'failed request')}; last: {last.kind}: {last.detail}"
+        raise self._give_up(last.kind, last.status, last.detail, message, retries)
+
+    def _give_up(self, kind: str, status: int | None, detail: str, message: str, retries: list[Retry]) -> EndpointError:
+        """The error that ends the attempt as endpoint_error, counted on the endpoint for the live view."""
+        self._endpoint.note_failure(kind, status, detail, gave_up=True)
+        return EndpointError("endpoint_error", message, retries)

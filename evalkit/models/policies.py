@@ -1,13 +1,16 @@
 """Reference policies played by the built-in server: they prove a suite end to end.
 
-A policy sees the whole conversation (the server keeps no state) and returns the next assistant
-turn. `oracle` applies the task's reference change through the agent's own tools and submits;
-`null` submits nothing at once; `replay` plays back the assistant turns of recorded trajectories.
+A policy sees the whole conversation (the server keeps no state) and the names of the tools the
+request offers, and returns the next assistant turn. `oracle` applies the task's reference change
+through the tools offered and submits; `null` submits nothing at once; `replay` plays back the
+assistant turns of recorded trajectories (as recorded, whatever the tools).
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import posixpath
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -23,6 +26,7 @@ from evalkit.tasks.model import Task
 
 ORACLE_PATCH_PATH = "/tmp/evalkit-oracle.patch"
 ERROR_PREFIX = "Error:"  # how the agent's tools start a failed call's message
+ORACLE_TOOLS = frozenset({"bash", "edit", "write_file", "submit"})  # what the oracle can use, when offered
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,9 @@ class AssistantTurn:
 
 
 class Policy(Protocol):
-    def respond(self, messages: list[dict]) -> AssistantTurn: ...
+    def respond(self, messages: list[dict], tools: frozenset[str]) -> AssistantTurn:
+        """The next assistant turn after `messages`, calling only tools named in `tools`."""
+        ...
 
 
 def _assistant_turns(messages: list[dict]) -> int:
@@ -64,11 +70,18 @@ def _task_in(messages: list[dict], by_prompt: list[tuple[str, object]]) -> objec
     return next((value for prompt, value in by_prompt if prompt and prompt in text), None)
 
 
+def _finish(summary: str, tools: frozenset[str]) -> AssistantTurn:
+    """The last turn: `submit` when it is offered, else the summary as plain text."""
+    if "submit" in tools:
+        return AssistantTurn(tool_calls=[ToolCall("submit", {"summary": summary})])
+    return AssistantTurn(content=summary)
+
+
 class NullPolicy:
     """Gives up at once: submits without touching anything."""
 
-    def respond(self, messages: list[dict]) -> AssistantTurn:
-        return AssistantTurn(tool_calls=[ToolCall("submit", {"summary": "No changes made."})])
+    def respond(self, messages: list[dict], tools: frozenset[str]) -> AssistantTurn:
+        return _finish("No changes made.", tools)
 
 
 def _hunk_sides(hunk) -> tuple[str, str]:
@@ -83,10 +96,27 @@ def _hunk_sides(hunk) -> tuple[str, str]:
     return "".join(old), "".join(new)
 
 
-def oracle_plan(patch: str) -> list[list[ToolCall]] | None:
-    """One assistant turn per changed file: `write_file` for new files, one `edit` per hunk for
-    changed ones, `bash rm` for deleted ones. None when the patch needs more than these tools can
-    express exactly (binary files, renames, missing final newlines): the oracle then uses git apply."""
+def _write_command(path: str, content: str) -> str:
+    """A shell command writing `content` to `path` exactly (base64 through a quoted heredoc, so no
+    byte of the content is read by the shell)."""
+    encoded = base64.b64encode(content.encode()).decode()
+    parent = posixpath.dirname(path)
+    mkdir = f"mkdir -p -- {shlex.quote(parent)} && " if parent else ""
+    return f"{mkdir}base64 -d > {shlex.quote(path)} <<'ORACLE_EOF'\n{encoded}\nORACLE_EOF"
+
+
+def _write(path: str, content: str, tools: frozenset[str]) -> ToolCall | None:
+    """`write_file` when offered, else the same through `bash`; None when neither is offered."""
+    if "write_file" in tools:
+        return ToolCall("write_file", {"path": path, "content": content})
+    return ToolCall("bash", {"command": _write_command(path, content)}) if "bash" in tools else None
+
+
+def oracle_plan(patch: str, tools: frozenset[str] = ORACLE_TOOLS) -> list[list[ToolCall]] | None:
+    """One assistant turn per changed file: `write_file` (or `bash`) for new files, one `edit` per
+    hunk for changed ones, `bash rm` for deleted ones. None when the patch needs more than the
+    offered tools can express exactly (binary files, renames, missing final newlines, no `edit`):
+    the oracle then applies the patch with `git apply` (`patch_plan`)."""
     if re.search(r"^(\\ No newline at end of file|GIT binary patch|Binary files .* differ)$", patch, re.M):
         return None
     try:
@@ -99,10 +129,17 @@ def oracle_plan(patch: str) -> list[list[ToolCall]] | None:
             return None
         if patched.is_added_file:
             content = "".join(line.value for hunk in patched for line in hunk if line.is_added)
-            turns.append([ToolCall("write_file", {"path": patched.path, "content": content})])
+            write = _write(patched.path, content, tools)
+            if write is None:
+                return None
+            turns.append([write])
         elif patched.is_removed_file:
+            if "bash" not in tools:
+                return None
             turns.append([ToolCall("bash", {"command": f"rm -f -- {shlex.quote(patched.path)}"})])
         else:
+            if "edit" not in tools:
+                return None
             edits = []
             for hunk in patched:
                 old, new = _hunk_sides(hunk)
@@ -110,6 +147,21 @@ def oracle_plan(patch: str) -> list[list[ToolCall]] | None:
                     return None
                 edits.append(ToolCall("edit", {"path": patched.path, "old_string": old, "new_string": new}))
             turns.append(edits)
+    return turns
+
+
+def patch_plan(patch: str, tools: frozenset[str], reset: bool) -> list[list[ToolCall]] | None:
+    """The reference patch written to a file and applied with `git apply` (after putting the tree
+    back when `reset`); None without `bash`, which both need."""
+    if "bash" not in tools:
+        return None
+    apply = f"git apply --whitespace=nowarn {ORACLE_PATCH_PATH} && rm -f {ORACLE_PATCH_PATH}"
+    turns = [[ToolCall("bash", {"command": "git checkout -q -- . && git clean -fdq"})]] if reset else []
+    if "write_file" in tools:
+        turns.append([ToolCall("write_file", {"path": ORACLE_PATCH_PATH, "content": patch})])
+        turns.append([ToolCall("bash", {"command": apply})])
+    else:
+        turns.append([ToolCall("bash", {"command": f"{_write_command(ORACLE_PATCH_PATH, patch)}\n{apply}"})])
     return turns
 
 
@@ -125,39 +177,39 @@ def _first_error_turn(messages: list[dict]) -> int | None:
 
 
 class OraclePolicy:
-    """Applies the reference change with the agent's own tools, then submits.
+    """Applies the reference change with the tools the request offers, then submits.
 
-    The task is recognised by its prompt inside the first user message. If an edit fails (the
-    hunk's text is not unique in the file, say), the oracle resets the tree and falls back to
-    writing the patch and `git apply`.
+    The task is recognised by its prompt inside the first user message. File by file when the
+    tools allow (`edit`, `write_file`, `bash rm`); else, or if an edit fails (the hunk's text is not
+    unique in the file, say), it resets the tree and writes the patch and runs `git apply`. Without
+    the tools for either, it says so in text; without `submit`, it ends with a plain message.
     """
 
     def __init__(self, tasks: list[Task]) -> None:
         ordered = sorted(tasks, key=lambda t: len(t.prompt), reverse=True)
         self._tasks = [(t.prompt.strip(), t) for t in ordered]
 
-    def respond(self, messages: list[dict]) -> AssistantTurn:
+    def respond(self, messages: list[dict], tools: frozenset[str]) -> AssistantTurn:
         task = _task_in(messages, self._tasks)
         if not isinstance(task, Task):
             return AssistantTurn(content="The oracle does not know this task; nothing to do.")
         step = _assistant_turns(messages)
-        plan = oracle_plan(task.patch)
+        plan = oracle_plan(task.patch, tools)
         failed_at = _first_error_turn(messages)
         if plan is None or failed_at is not None:
             start = 0 if plan is None else failed_at + 1
-            plan = self._fallback(task, reset=plan is not None)
+            plan = patch_plan(task.patch, tools, reset=plan is not None)
+            if plan is None:
+                offered = ", ".join(sorted(tools)) or "none"
+                return AssistantTurn(
+                    content=f"The oracle cannot make this change with the tools offered ({offered}): it needs "
+                    "`bash` to apply the patch, or `edit`, `write_file` and `bash` to make it file by file."
+                )
             step -= start
         files = ", ".join(changed_paths(task.patch))
-        plan.append([ToolCall("submit", {"summary": f"Implemented the change in {files}."})])
-        return AssistantTurn(tool_calls=plan[min(step, len(plan) - 1)])
-
-    @staticmethod
-    def _fallback(task: Task, reset: bool) -> list[list[ToolCall]]:
-        apply = f"git apply --whitespace=nowarn {ORACLE_PATCH_PATH} && rm -f {ORACLE_PATCH_PATH}"
-        turns = [[ToolCall("bash", {"command": "git checkout -q -- . && git clean -fdq"})]] if reset else []
-        turns.append([ToolCall("write_file", {"path": ORACLE_PATCH_PATH, "content": task.patch})])
-        turns.append([ToolCall("bash", {"command": apply})])
-        return turns
+        turns = [AssistantTurn(tool_calls=calls) for calls in plan]
+        turns.append(_finish(f"Implemented the change in {files}.", tools))
+        return turns[min(step, len(turns) - 1)]
 
 
 class ReplayPolicy:
@@ -205,7 +257,7 @@ class ReplayPolicy:
             raise EvalkitError(f"{path}: no assistant turn recorded; nothing to replay")
         return prompt, turns
 
-    def respond(self, messages: list[dict]) -> AssistantTurn:
+    def respond(self, messages: list[dict], tools: frozenset[str]) -> AssistantTurn:
         if len(self._recorded) == 1:
             turns = self._recorded[0][1]
         else:

@@ -17,6 +17,22 @@ def _approx_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
+def offered_tools(tools: object) -> frozenset[str]:
+    """The function names a request's `tools` offers (none when absent); TypeError when `tools` is
+    not a list of {"type": "function", "function": {"name": ...}}."""
+    if tools is None:
+        return frozenset()
+    if not isinstance(tools, list):
+        raise TypeError("tools must be a list")
+    names = set()
+    for tool in tools:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            raise TypeError("each tool needs function.name")
+        names.add(function["name"])
+    return frozenset(names)
+
+
 def completion_body(model: str, turn: AssistantTurn, prompt_text: str) -> dict:
     """A chat.completion object for one assistant turn."""
     tool_calls = [
@@ -79,8 +95,11 @@ class _Handler(BaseHTTPRequestHandler):
             request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
             messages = request["messages"]
             model = request["model"]
+            tools = offered_tools(request.get("tools"))
         except (ValueError, KeyError, TypeError):
-            return self._error(400, "body must be JSON with `model` and `messages`", "invalid_request_error")
+            return self._error(
+                400, "body must be JSON with `model`, `messages` and optionally a `tools` list", "invalid_request_error"
+            )
         if request.get("stream"):
             return self._error(400, "streaming is not supported by the built-in server", "invalid_request_error")
         policy = self.server.policies.get(model)
@@ -90,7 +109,7 @@ class _Handler(BaseHTTPRequestHandler):
                 f"model `{model}` does not exist (known: {', '.join(self.server.policies)})",
                 "invalid_request_error",
             )
-        turn = policy.respond(messages)
+        turn = policy.respond(messages, tools)
         self._send(200, completion_body(model, turn, json.dumps(messages)))
 
 

@@ -7,22 +7,26 @@ from __future__ import annotations
 
 import datetime
 import importlib.metadata
+import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from evalkit.errors import EvalkitError
 from evalkit.report.runs_data import (
     BENCHMARK_LABELS,
+    ERROR_STOPS,
     AttemptRef,
     LoadedRun,
     Published,
+    TaskLoading,
     attempt_integrity,
     attempt_resolved,
     attempt_tests_passed,
+    task_loading,
 )
 from evalkit.scoring.run_scores import SUMMARY, results_frame, summarize
 from evalkit.stats.reference import shipped_reference
@@ -76,6 +80,8 @@ class RunInfo(BaseModel):
     updated_at: str
     scored_at: str | None
     weights: dict[str, float] | None
+    tasks_loaded: int  # of the suite's tasks, when the run started (run.json)
+    tasks_total: int
 
 
 class ModelRow(BaseModel):
@@ -90,12 +96,15 @@ class ModelRow(BaseModel):
     tasks: int
     samples: int
     resolved: int
-    errors: int
+    errors: int  # attempts that ended in endpoint_error or sandbox_error: in no figure of the row
+    error_kinds: dict[str, int] = Field(default_factory=dict)  # those errors by stop reason
+    scored_attempts: int | None = None  # the attempts the figures are over (None: a summary from before)
     resolved_rate: Interval
     pass_at_k: dict[str, float]
     best_of_k: dict[str, float]
     axes: dict[str, Interval | None]
     median_tokens: float | None
+    median_completion_tokens: float | None  # per attempt, attempts ended by an error left out
     cost_usd: float | None
     cost_per_attempt: float | None
     cost_per_task: float | None
@@ -121,11 +130,15 @@ class SuiteBoard(BaseModel):
     runs: list[str]
     weights: list[dict[str, float]]  # the composite weights the runs were scored with (one entry if all agree)
     models: list[ModelRow]  # by resolved rate, best first
-    frontier: list[str]  # labels of the rows on the Pareto frontier, by increasing cost
+    # the chart's x axis: cost per attempt, or median completion tokens when no model costs anything
+    # (local models, the built-in oracle), where a cost axis would be an empty grid
+    chart_x: Literal["cost", "tokens"]
+    frontier: list[str]  # labels of the rows on the Pareto frontier, by increasing x
     tasks: list[str]
     attempts: list[list[Any]]  # ATTEMPT_COLUMNS: n, task, row in `models`, sample, r/x/f/e, run, verdict, kinds
     stats: SuiteStats | None
     stats_note: str | None
+    loading: list[TaskLoading]  # "7 of 8 tasks loaded" and the skipped tasks, per group of runs that agree
 
 
 class Leaderboard(BaseModel):
@@ -180,8 +193,12 @@ def _model_row(model: str, label: str, run: LoadedRun, published: Published) -> 
     if not entry.get("integrity"):  # a summary.json from before integrity
         entry = {**entry, "integrity": _integrity_counts(model, run).model_dump()}
     records = [r for r in run.records if r.model == model]
+    error_kinds = Counter(r.stop_reason for r in records if r.stop_reason in ERROR_STOPS)
+    completion = [r.usage.get("completion_tokens") for r in records if r.stop_reason not in ERROR_STOPS]
+    completion = [c for c in completion if isinstance(c, int | float)]
     api_model = (run.manifest.models.get(model) or {}).get("model")
     attempts = entry.get("attempts", len(records))
+    scored = entry.get("scored_attempts", attempts)  # errored attempts are in no figure, cost included
     cost = entry.get("cost_usd")
     return ModelRow(
         model=model,
@@ -193,13 +210,16 @@ def _model_row(model: str, label: str, run: LoadedRun, published: Published) -> 
         samples=entry.get("samples", 0),
         resolved=entry.get("resolved", sum(attempt_resolved(r, run.scores.get(r.key)) for r in records)),
         errors=entry.get("errors", 0),
+        error_kinds=entry.get("error_kinds") or dict(sorted(error_kinds.items())),
+        scored_attempts=entry.get("scored_attempts"),
         resolved_rate=_interval(entry.get("resolved_rate")) or Interval(mean=None, ci95=None),
         pass_at_k=entry.get("pass_at_k", {}),
         best_of_k=entry.get("best_of_k", {}),
         axes={axis: _interval(entry.get("axes", {}).get(axis)) for axis in AXES},
         median_tokens=entry.get("median_tokens"),
+        median_completion_tokens=statistics.median(completion) if completion else None,
         cost_usd=cost,
-        cost_per_attempt=None if cost is None or not attempts else round(cost / attempts, 6),
+        cost_per_attempt=None if cost is None or not scored else round(cost / scored, 6),
         cost_per_task=entry.get("cost_per_task"),
         cost_per_resolved=entry.get("cost_per_resolved"),
         stop_reasons=entry.get("stop_reasons", {}),
@@ -217,7 +237,7 @@ def _suite_stats(path: str) -> tuple[SuiteStats | None, dict[str, str], str | No
     try:
         suite = load_suite(where)
         per_task = []
-        skipped = [str(error) for error in suite.errors]
+        skipped = [str(error) for error in suite.skipped]
         for task in suite.tasks:
             try:
                 per_task.append(task_figures(task))
@@ -244,9 +264,22 @@ def _weights(runs: Iterable[LoadedRun]) -> list[dict[str, float]]:
     return found
 
 
-def _rank(rows: list[ModelRow]) -> list[ModelRow]:
-    """Best resolved rate first, then best composite; the priced rows no other beats on both cost
-    and resolved rate are marked as the Pareto frontier."""
+def chart_x(rows: Sequence[ModelRow]) -> Literal["cost", "tokens"]:
+    """Cost on the chart's x axis when some model costs something, else median completion tokens."""
+    return "cost" if any((row.cost_per_attempt or 0) > 0 for row in rows) else "tokens"
+
+
+def chart_value(row: ModelRow, x: Literal["cost", "tokens"]) -> float | None:
+    """The row's x in the chart: None when unknown (no price, no tokens recorded), or when every
+    attempt ended in an endpoint or harness error (nothing of the model's to place)."""
+    if sum(row.error_kinds.values()) >= row.attempts:
+        return None
+    return row.cost_per_attempt if x == "cost" else row.median_completion_tokens
+
+
+def _rank(rows: list[ModelRow]) -> tuple[list[ModelRow], Literal["cost", "tokens"]]:
+    """Best resolved rate first, then best composite; the rows no other beats on both the chart's
+    x (cost, or tokens when nothing costs anything) and resolved rate are marked as the Pareto frontier."""
     rows = sorted(
         rows,
         key=lambda row: (
@@ -255,10 +288,11 @@ def _rank(rows: list[ModelRow]) -> list[ModelRow]:
             row.label,
         ),
     )
-    priced = [row for row in rows if row.cost_per_attempt is not None and row.resolved_rate.mean is not None]
-    for i in pareto_frontier([(r.cost_per_attempt or 0.0, r.resolved_rate.mean or 0.0) for r in priced]):
-        priced[i].pareto = True
-    return rows
+    x = chart_x(rows)
+    placed = [row for row in rows if chart_value(row, x) is not None and row.resolved_rate.mean is not None]
+    for i in pareto_frontier([(chart_value(r, x) or 0.0, r.resolved_rate.mean or 0.0) for r in placed]):
+        placed[i].pareto = True
+    return rows, x
 
 
 def _suite_board(
@@ -267,7 +301,7 @@ def _suite_board(
     """One suite's leaderboard and matrix; its attempts numbered from `first`; its tasks' prompts."""
     pairs = [(run, model) for run in suite_runs for model in dict.fromkeys(r.model for r in run.records)]
     names = [model for _, model in pairs]
-    rows = _rank(
+    rows, x = _rank(
         [
             _model_row(model, model if names.count(model) == 1 else f"{model} ({run.manifest.run_id})", run, published)
             for run, model in pairs
@@ -293,11 +327,13 @@ def _suite_board(
         runs=[run.manifest.run_id for run in suite_runs],
         weights=_weights(suite_runs),
         models=rows,
-        frontier=[row.label for row in sorted((r for r in rows if r.pareto), key=lambda r: r.cost_per_attempt or 0)],
+        chart_x=x,
+        frontier=[row.label for row in sorted((r for r in rows if r.pareto), key=lambda r: chart_value(r, x) or 0)],
         tasks=tasks,
         attempts=attempts,
         stats=stats,
         stats_note=note,
+        loading=task_loading(suite_runs),
     )
     return board, refs, prompts
 
@@ -346,6 +382,8 @@ def _run_info(run: LoadedRun) -> RunInfo:
         updated_at=run.manifest.updated_at,
         scored_at=summary.get("scored_at"),
         weights=summary.get("weights"),
+        tasks_loaded=len(run.manifest.tasks),
+        tasks_total=len(run.manifest.tasks) + len(run.manifest.skipped_tasks),
     )
 
 

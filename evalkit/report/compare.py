@@ -17,8 +17,9 @@ deciding axes (default resolved and composite) set the exit code, because the ot
 the composite already and each extra deciding test adds false alarms. The interval is two-sided
 (1 − alpha) while the test is one-sided at alpha, so an interval touching 0 can go with a
 regression at the margin. With several samples per task McNemar counts attempt pairs as if
-independent (the bootstrap, over tasks, does not). Pairs with a harness failure (`sandbox_error`)
-on either side are left out: they say nothing about the model, and resuming the run retries them.
+independent (the bootstrap, over tasks, does not). Pairs with an error (`endpoint_error` or
+`sandbox_error`) on either side are left out: they say nothing about the model, and
+`evalkit run --run-id ID --retry-errors` runs them again.
 
 Below about 20 tasks the percentile bootstrap runs liberal (measured: about 2 × alpha false
 alarms at 8 tasks, about alpha at 20 and 50); the comparison says so in a note.
@@ -27,7 +28,8 @@ An integrity section (`compare_integrity`) counts each side's paired attempts th
 failed or warned about, and lists the pairs newly failed in the new run; it never sets the exit
 code, since a failing verdict is already unresolved. Beside this module: the record
 (`compare_record`), the tests (`compare_stats`), the terminal, markdown and JUnit outputs
-(`compare_output`).
+(`compare_output`), and which tasks two runs share (`compare_tasks`: runs whose suites loaded
+different tasks are refused unless `--allow-subset`).
 """
 
 from __future__ import annotations
@@ -54,10 +56,12 @@ from evalkit.report.compare_output import (
 )
 from evalkit.report.compare_record import AxisResult, Comparison, Flip, TaskOutcome, Verdict
 from evalkit.report.compare_stats import axis_verdict, mcnemar_exact, paired_bootstrap
+from evalkit.report.compare_tasks import loaded_task_difference, run_manifest, subset_note
 from evalkit.results import load_results
-from evalkit.runs.store import RERUN_STOP_REASONS, RESULTS, RunStore
+from evalkit.runs.store import ERROR_STOP_REASONS
 from evalkit.scoring.predictions import write_atomic
 from evalkit.scoring.run_scores import SUMMARY
+from evalkit.wording import counted
 
 RESOLVED = "resolved"
 CONTINUOUS_AXES = ("quality", "efficiency", "interaction", "composite")
@@ -165,7 +169,7 @@ def _pair(base: pd.DataFrame, new: pd.DataFrame, base_label: str, new_label: str
         ) from None
     failures = np.zeros(len(rows), dtype=bool)
     if stop:
-        stops = list(RERUN_STOP_REASONS)
+        stops = list(ERROR_STOP_REASONS)
         failures = np.isin(rows["stop_reason_base"].to_numpy(), stops)
         failures |= np.isin(rows["stop_reason_new"].to_numpy(), stops)
     task_ids = rows["task_id"].to_numpy(dtype=str)[~failures]
@@ -245,7 +249,7 @@ def compare_runs(
         new_label,
     )
     if not len(pairs.task_ids):
-        why = f", {pairs.harness_failures} left out as harness failures" if pairs.harness_failures else ""
+        why = f", {pairs.harness_failures} left out as endpoint or sandbox errors" if pairs.harness_failures else ""
         raise EvalkitError(
             f"{new_label}: no (task, sample) pair in common with {base_label}{why}; compare runs of the same tasks"
         )
@@ -254,7 +258,7 @@ def compare_runs(
     tasks, samples_per_task, base_means, new_means = _task_means(pairs)
     if len(tasks) < FEW_TASKS:
         notes.append(
-            f"only {len(tasks)} paired tasks: bootstrap p-values run liberal below {FEW_TASKS} tasks "
+            f"only {counted(len(tasks), 'paired task')}: bootstrap p-values run liberal below {FEW_TASKS} tasks "
             "(the exact McNemar test on resolved does not); read the continuous axes' verdicts as indicative"
         )
     resolved_base, resolved_new = pairs.base[:, 0] == 1, pairs.new[:, 0] == 1
@@ -335,17 +339,6 @@ def _run_id(frame: pd.DataFrame, label: str) -> str:
 
 
 # -- the command body ------------------------------------------------------------------------------
-def _suite_of(run_dir: Path) -> str:
-    if not run_dir.is_dir():
-        raise EvalkitError(f"{run_dir}: no such run folder; give a run folder such as reports/runs/<run_id>")
-    manifest = RunStore(run_dir).read_manifest()
-    if manifest is None:
-        raise EvalkitError(f"{run_dir}: not an evalkit run folder (no run.json)")
-    if not (run_dir / RESULTS).exists():
-        raise EvalkitError(f"{run_dir}: no {RESULTS}; no attempt has finished in this run yet")
-    return manifest.suite
-
-
 def _weights(run_dir: Path) -> dict | None:
     try:
         return json.loads((run_dir / SUMMARY).read_text()).get("weights")
@@ -366,27 +359,36 @@ def compare_command(
     json_out: Path | None = None,
     *,
     deciding_axes: Sequence[str] = DECIDING_AXES,
+    allow_subset: bool = False,
 ) -> int:
     """Compare two run folders; print, write the requested reports, and return the exit code
     (0 no regression, 1 regression). Unusable input raises EvalkitError (exit 2) before any
-    output. `json_out` of `-` prints the JSON instead of the table. An unscored run is scored
-    first, as `evalkit.load_results` does."""
+    output, runs whose suites loaded different tasks too unless `allow_subset` (then the tasks
+    both loaded are compared, and the comparison says so). `json_out` of `-` prints the JSON
+    instead of the table. An unscored run is scored first, as `evalkit.load_results` does."""
     check_levels(max_drop, alpha)
-    base_suite, new_suite = _suite_of(base_dir), _suite_of(new_dir)
-    check_suites(base_suite, new_suite, str(base_dir), str(new_dir))
+    base_manifest, new_manifest = run_manifest(base_dir), run_manifest(new_dir)
+    check_suites(base_manifest.suite, new_manifest.suite, str(base_dir), str(new_dir))
+    only_base, only_new = loaded_task_difference(
+        base_manifest, new_manifest, str(base_dir), str(new_dir), allow_subset
+    )
+    base_frame, new_frame = load_results(base_dir), load_results(new_dir)
     comparison = compare_runs(
-        load_results(base_dir),
-        load_results(new_dir),
+        base_frame[~base_frame["task_id"].isin(only_base)] if only_base else base_frame,
+        new_frame[~new_frame["task_id"].isin(only_new)] if only_new else new_frame,
         max_drop=max_drop,
         alpha=alpha,
         base_model=base_model,
         new_model=new_model,
-        base_suite=base_suite,
-        new_suite=new_suite,
+        base_suite=base_manifest.suite,
+        new_suite=new_manifest.suite,
         deciding_axes=deciding_axes,
         base_label=str(base_dir),
         new_label=str(new_dir),
     )
+    if only_base or only_new:
+        comparison.tasks_only_base, comparison.tasks_only_new = only_base, only_new
+        comparison.notes.insert(0, subset_note(only_base, only_new))
     base_weights, new_weights = _weights(base_dir), _weights(new_dir)
     if base_weights and new_weights and base_weights != new_weights:
         comparison.notes.append(

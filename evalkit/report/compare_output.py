@@ -10,6 +10,7 @@ from rich.table import Table
 
 from evalkit.report.compare_integrity import integrity_lines, junit_properties, markdown_lines
 from evalkit.report.compare_record import AxisResult, Comparison, Flip
+from evalkit.wording import counted
 
 _VERDICT_TEXT = {
     "small_drop": "drop within --max-drop",
@@ -60,10 +61,15 @@ def _flip_names(comparison: Comparison, flips: list[Flip]) -> list[str]:
 def _setting(comparison: Comparison) -> str:
     c = comparison
     unpaired = f"; unpaired attempts ignored: {c.unpaired_base} base, {c.unpaired_new} new"
-    failures = f"; {c.harness_failures} pairs with a harness failure left out" if c.harness_failures else ""
+    failures = (
+        f"; {counted(c.harness_failures, 'pair')} with an endpoint or sandbox error left out"
+        if c.harness_failures
+        else ""
+    )
     return (
         f"suite {c.suite}: base {c.base_run} ({c.base_model}) → new {c.new_run} ({c.new_model}), "
-        f"{c.pairs} pairs over {c.tasks} tasks{unpaired if c.unpaired_base or c.unpaired_new else ''}{failures}. "
+        f"{counted(c.pairs, 'pair')} over {counted(c.tasks, 'task')}"
+        f"{unpaired if c.unpaired_base or c.unpaired_new else ''}{failures}. "
         f"Regression = one-sided p < {c.alpha:g} and a drop over {c.max_drop:g}; "
         f"the exit code follows {', '.join(c.deciding_axes)}."
     )

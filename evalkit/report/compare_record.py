@@ -68,7 +68,9 @@ class Comparison(BaseModel):
     tasks: int
     unpaired_base: int  # attempts of the base with no partner in the new run, ignored
     unpaired_new: int
-    harness_failures: int  # pairs left out: a sandbox_error on either side
+    harness_failures: int  # pairs left out: an endpoint_error or sandbox_error on either side
+    tasks_only_base: list[str] = Field(default_factory=list)  # loaded by the base run only: left out (--allow-subset)
+    tasks_only_new: list[str] = Field(default_factory=list)  # loaded by the new run only: left out (--allow-subset)
     max_drop: float
     alpha: float
     resamples: int

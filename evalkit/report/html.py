@@ -62,6 +62,8 @@ __all__ = [
 
 PAGE = "index.html"
 ATTEMPTS_DIR = "attempts"
+# the page's script, by responsibility, in the order they are joined into one inline script
+SCRIPT_PARTS = ("core.js", "labels.js", "charts.js", "table.js", "tasks.js", "attempt.js", "page.js")
 _ATTEMPT_FILE = re.compile(r"(\d+)\.js")
 
 
@@ -113,7 +115,9 @@ def _csv(rows: Iterable[Sequence[Any]]) -> str:
 
 
 def leaderboard_csv(board: Leaderboard) -> str:
-    """One row per suite × model: the table's figures, pass@k and best-of-k for every k."""
+    """One row per suite × model: the table's figures, pass@k and best-of-k for every k; `pareto` is
+    the frontier of the page's chart (on cost, or on completion tokens when nothing costs anything),
+    `error_attempts` the attempts that ended in endpoint_error or sandbox_error."""
     top_k = max((row.samples for suite in board.suites for row in suite.models), default=1)
     ks = [str(k) for k in range(1, top_k + 1)]
     benchmarks = list(board.benchmarks)
@@ -121,8 +125,9 @@ def leaderboard_csv(board: Leaderboard) -> str:
         "suite", "model", "run_id", "api_model", "attempts", "tasks", "samples", "resolved",
         "resolved_rate", "resolved_ci_low", "resolved_ci_high",
         *(f"pass_at_{k}" for k in ks), *(f"best_of_{k}" for k in ks),
-        *AXES, "median_tokens", "cost_usd", "cost_per_attempt", "cost_per_task", "cost_per_resolved",
-        "pareto", "errors", "integrity_fail", "integrity_warn", *(f"published_{b}" for b in benchmarks),
+        *AXES, "median_tokens", "median_completion_tokens", "cost_usd", "cost_per_attempt", "cost_per_task",
+        "cost_per_resolved", "pareto", "errors", "error_attempts", "integrity_fail", "integrity_warn",
+        *(f"published_{b}" for b in benchmarks),
     ]  # fmt: skip
     rows: list[list[Any]] = [header]
     for suite in board.suites:
@@ -134,8 +139,9 @@ def leaderboard_csv(board: Leaderboard) -> str:
                     row.resolved, row.resolved_rate.mean, ci[0], ci[1],
                     *(row.pass_at_k.get(k) for k in ks), *(row.best_of_k.get(k) for k in ks),
                     *((row.axes[a].mean if row.axes[a] else None) for a in AXES),
-                    row.median_tokens, row.cost_usd, row.cost_per_attempt, row.cost_per_task, row.cost_per_resolved,
-                    row.pareto, row.errors, row.integrity.fail, row.integrity.warn,
+                    row.median_tokens, row.median_completion_tokens, row.cost_usd, row.cost_per_attempt,
+                    row.cost_per_task, row.cost_per_resolved, row.pareto, row.errors, sum(row.error_kinds.values()),
+                    row.integrity.fail, row.integrity.warn,
                     *(row.published.get(b) for b in benchmarks),
                 ]
             )  # fmt: skip
@@ -171,6 +177,16 @@ def _asset(name: str) -> str:
     return (resources.files("evalkit.report") / "templates" / name).read_text(encoding="utf-8")
 
 
+def page_script() -> str:
+    """The parts of the page's script joined into one function scope, inlined (and hashed into the
+    CSP) as a single script, so the page stays one self-contained file."""
+    parts = [f"// ---- {name}\n{_asset(name)}" for name in SCRIPT_PARTS]
+    script = '(() => {\n"use strict";\n' + "\n".join(parts) + "})();\n"
+    if "</script" in script.lower():
+        raise RuntimeError("the page's script must not contain a closing script tag")
+    return script
+
+
 def content_security_policy(script: str) -> str:
     """Only this page's own inline script (by its hash) and scripts beside it (the attempt files);
     inline styles, data: images; no network, no frames, no forms, no <base>."""
@@ -185,9 +201,7 @@ def content_security_policy(script: str) -> str:
 
 def render_page(board: Leaderboard) -> str:
     """index.html: jinja (autoescaped) for the skeleton, the data as escaped JSON, inline JS and CSS."""
-    script = _asset("leaderboard.js")
-    if "</script" in script.lower():
-        raise RuntimeError("leaderboard.js must not contain a closing script tag")
+    script = page_script()
     env = Environment(loader=PackageLoader("evalkit.report", "templates"), autoescape=True, undefined=StrictUndefined)
     return env.get_template("index.html").render(
         title="evalkit leaderboard",

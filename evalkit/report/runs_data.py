@@ -1,6 +1,7 @@
 """Run folders and published scores in: the rows the leaderboard is built from.
 
-A scored run folder becomes a `LoadedRun` (manifest, attempt records, scores.jsonl rows, summary.json);
+A scored run folder becomes a `LoadedRun` (manifest, attempt records, scores.jsonl rows, summary.json),
+and the runs of a suite say how many of its tasks loaded (`TaskLoading`, from run.json);
 published scores (a `model,benchmark,score` CSV or `[published]` tables of evalkit.toml) become
 `Published`, model → benchmark → score.
 """
@@ -11,18 +12,20 @@ import csv
 import io
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from evalkit.errors import EvalkitError
-from evalkit.runs.store import MANIFEST, AttemptRecord, RunManifest, RunStore
+from evalkit.runs.store import ERROR_STOP_REASONS, MANIFEST, AttemptRecord, RunManifest, RunStore
 from evalkit.scoring.attempt_scores import AttemptScores
 from evalkit.scoring.integrity import IntegrityReport
 from evalkit.scoring.run_scores import SCORES, SUMMARY
+from evalkit.tasks import SkippedTask
 
-ERROR_STOPS = frozenset({"endpoint_error", "sandbox_error"})  # the endpoint or harness failed, not the model
+ERROR_STOPS = ERROR_STOP_REASONS  # the endpoint or harness failed, not the model: an error, not a score
 BENCHMARK_LABELS = {
     "swe-bench-verified": "SWE-bench Verified",
     "swe-bench-lite": "SWE-bench Lite",
@@ -154,6 +157,32 @@ def load_run(run_dir: Path) -> LoadedRun:
     return LoadedRun(store.dir, manifest, records, scores, summary)
 
 
+class TaskLoading(BaseModel):
+    """How many of the suite's tasks some runs loaded ("7 of 8 tasks loaded"), and the tasks that
+    did not load, with the file and the reason (run.json's `skipped_tasks`)."""
+
+    runs: list[str]
+    loaded: int
+    total: int
+    skipped: list[SkippedTask]
+
+
+def task_loading(runs: Sequence[LoadedRun]) -> list[TaskLoading]:
+    """One entry per distinct (tasks loaded, tasks skipped) among `runs`, in run order: a single
+    entry when every run of a suite loaded the same tasks."""
+    groups: dict[tuple, TaskLoading] = {}
+    for run in runs:
+        manifest = run.manifest
+        key = (tuple(sorted(manifest.tasks)), tuple(manifest.skipped_tasks))
+        if key not in groups:
+            loaded = len(manifest.tasks)
+            groups[key] = TaskLoading(
+                runs=[], loaded=loaded, total=loaded + len(manifest.skipped_tasks), skipped=manifest.skipped_tasks
+            )
+        groups[key].runs.append(manifest.run_id)
+    return list(groups.values())
+
+
 def attempt_resolved(record: AttemptRecord, score: AttemptScores | None) -> bool:
     """The final verdict: the scores.jsonl row's (re-scored, so authoritative), else the record's."""
     return score.correctness.resolved if score is not None else record.resolved
@@ -171,12 +200,14 @@ def attempt_tests_passed(record: AttemptRecord, score: AttemptScores | None) -> 
 
 def attempt_status(record: AttemptRecord, score: AttemptScores | None) -> str:
     """`r` resolved, `x` the hidden tests passed but a failing integrity verdict withheld it,
-    `e` an error the model is not to blame for, `f` failed."""
+    `e` an error the model is not to blame for (not scored), `f` failed."""
+    if record.errored:  # whatever its diff did: it is re-run, not scored
+        return "e"
     if attempt_resolved(record, score):
         return "r"
     if attempt_tests_passed(record, score) and attempt_integrity(record, score).verdict == "fail":
         return "x"
-    return "e" if record.error or record.stop_reason in ERROR_STOPS else "f"
+    return "f"
 
 
 @dataclass(frozen=True)

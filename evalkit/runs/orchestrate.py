@@ -88,7 +88,8 @@ def open_run(
     options: RunOptions | None = None,
 ) -> None:
     """Create or reopen the run folder; refuse to mix suites under one run id. A reopened run keeps
-    the union of the tasks chosen each time (None: all) and the largest sample count."""
+    the union of the tasks chosen each time (None: all) and the largest sample count. The suite's
+    tasks that did not load are recorded as they are now (those loaded in an earlier session excepted)."""
     options = options or RunOptions()
     store.open()
     manifest = store.read_manifest()
@@ -100,6 +101,7 @@ def open_run(
             suite=suite.name,
             suite_path=str(suite_path),
             tasks=[t.id for t in suite.tasks],
+            skipped_tasks=suite.skipped,
             models=models,
             samples=samples,
             created_at=now,
@@ -118,11 +120,13 @@ def open_run(
             options = options.model_copy(update={"task_ids": [t.id for t in suite.tasks if t.id in union]})
         elif chosen is None and "options" in manifest.model_fields_set:
             options = options.model_copy(update={"task_ids": None})
+        tasks = sorted(set(manifest.tasks) | {t.id for t in suite.tasks})
         manifest = manifest.model_copy(
             update={
                 "models": {**manifest.models, **models},
                 "samples": max(manifest.samples, samples),
-                "tasks": sorted(set(manifest.tasks) | {t.id for t in suite.tasks}),
+                "tasks": tasks,
+                "skipped_tasks": [s for s in suite.skipped if s.task not in tasks],
                 "updated_at": now,
                 "options": options,
             }

@@ -1,11 +1,12 @@
 """Resuming a run by its id: what `evalkit run --run-id X` runs when options are left out.
 
 `run.json` records what a run was asked: the suite, each model as resolved (endpoint, sampling,
-knobs; never a key), the samples, the tasks chosen and the budget overrides. A run id alone runs
-all of that again (finished attempts are kept). Options given with an existing run id extend it
-(more samples, more tasks) or must agree with the record: another suite, a model the run does not
-have, other settings for one of its models or other budgets would mix two experiments under one
-id, and are refused in one line naming the option.
+knobs; never a key), the samples, the tasks chosen, the budget overrides and --skip-invalid. A run
+id alone runs all of that again (finished attempts are kept; with --retry-errors the errored ones
+are run again too). Options given with an existing run id extend it (more samples, more tasks) or
+must agree with the record: another suite, a model the run does not have, other settings for one
+of its models or other budgets would mix two experiments under one id, and are refused in one
+line naming the option.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ MODEL_OPTIONS = (
 )  # fmt: skip
 # Spec fields that change how requests travel, not what a model answers: free to change on resume.
 TRANSPORT_FIELDS = frozenset({"request_timeout_s", "max_retries", "retry_base_s", "max_connections", "stream"})
+# Where a model is served: free to change with --retry-errors, whose errors moving the endpoint may cure.
+ENDPOINT_FIELDS = frozenset({"base_url", "api_key_env", "extra_headers"})
 BUDGET_OPTIONS = {"max_turns": "--max-turns", "max_tokens": "--max-tokens",
                   "wall_time_s": "--wall-time", "command_timeout_s": "--command-timeout"}  # fmt: skip
 
@@ -45,6 +48,8 @@ class RunArgs:
     limit: int | None
     overrides: LimitOverrides
     config: Path | None
+    skip_invalid: bool = False
+    retry_errors: bool = False  # not recorded: each session says whether to run errored attempts again
     recorded: dict[str, ModelSpec] = field(default_factory=dict)
     manifest: RunManifest | None = None
 
@@ -97,6 +102,8 @@ def resume_args(asked: RunArgs, given: set[str], manifest: RunManifest | None, r
         limit=asked.limit if {"task", "limit"} & given else None,
         overrides=LimitOverrides(**budgets),
         config=asked.config or (Path(manifest.options.config) if manifest.options.config else None),
+        # a run that skipped tasks was started with --skip-invalid (run.json from before options recorded it)
+        skip_invalid=asked.skip_invalid or manifest.options.skip_invalid or bool(manifest.skipped_tasks),
         recorded=recorded,
         manifest=manifest,
     )
@@ -114,7 +121,8 @@ def recorded_spec(name: str, public: dict, run: str) -> ModelSpec:
 
 def model_specs(args: RunArgs, resolve: Callable[[str], ModelSpec]) -> list[ModelSpec]:
     """The specs to run: as recorded, or resolved from the options and the config, in which case a
-    model the run already has must not have changed but for its transport settings."""
+    model the run already has must not have changed but for its transport settings (and, with
+    --retry-errors, its endpoint: run.json then records where it moved)."""
     specs = []
     for name in args.models:
         if name in args.recorded:
@@ -122,26 +130,28 @@ def model_specs(args: RunArgs, resolve: Callable[[str], ModelSpec]) -> list[Mode
             continue
         spec = resolve(name)
         if args.manifest is not None and name in args.manifest.models:
-            _check_unchanged(spec, args.manifest.models[name], args.manifest.run_id)
+            free = TRANSPORT_FIELDS | (ENDPOINT_FIELDS if args.retry_errors else frozenset())
+            _check_unchanged(spec, args.manifest.models[name], args.manifest.run_id, free)
         specs.append(spec)
     return specs
 
 
-def _flat(public: dict) -> dict:
-    flat = {k: v for k, v in public.items() if k != "sampling" and k not in TRANSPORT_FIELDS}
+def _flat(public: dict, free: frozenset[str]) -> dict:
+    flat = {k: v for k, v in public.items() if k != "sampling" and k not in free}
     flat.update({k: v for k, v in public.get("sampling", {}).items()})
     return flat
 
 
-def _check_unchanged(spec: ModelSpec, recorded: dict, run_id: str) -> None:
+def _check_unchanged(spec: ModelSpec, recorded: dict, run_id: str, free: frozenset[str]) -> None:
     with suppress(ValueError):  # through the model: fields added to ModelSpec since the run compare as defaults
         recorded = ModelSpec.model_validate(recorded).public()
-    now, then = _flat(spec.public()), _flat(recorded)
+    now, then = _flat(spec.public(), free), _flat(recorded, free)
     for key in sorted(now.keys() | then.keys()):
         if now.get(key) != then.get(key):
+            hint = " (with --retry-errors the endpoint may move)" if key in ENDPOINT_FIELDS else ""
             raise EvalkitError(
                 f"--model {spec.name}: `{key}` is {now.get(key)!r} now, {then.get(key)!r} in run `{run_id}`; "
-                "resume with the same settings, or use another --run-id"
+                f"resume with the same settings{hint}, or use another --run-id"
             )
 
 
@@ -149,10 +159,12 @@ def run_options(args: RunArgs, selected_ids: list[str]) -> RunOptions:
     """What run.json records for `evalkit run --run-id X` alone to run again."""
     limits = {k: v for k, v in vars(args.overrides).items() if v is not None}
     chosen = selected_ids if args.task_ids or args.limit else None
-    return RunOptions(task_ids=chosen, limits=limits, config=str(args.config) if args.config else None)
+    config = str(args.config) if args.config else None
+    return RunOptions(task_ids=chosen, limits=limits, config=config, skip_invalid=args.skip_invalid)
 
 
-def resume_command(run_id: str, out: Path) -> str:
-    """The command that resumes `run_id` (as the interrupted run's last line says)."""
-    command = f"evalkit run --run-id {shlex.quote(run_id)}"
+def resume_command(run_id: str, out: Path, *extra: str) -> str:
+    """The command that resumes `run_id` (as the interrupted run's last line says), with `extra`
+    options (`--retry-errors`, as the line after a run with errored attempts says)."""
+    command = " ".join(["evalkit run --run-id", shlex.quote(run_id), *extra])
     return command if out == RUNS_ROOT else f"{command} --out {shlex.quote(str(out))}"

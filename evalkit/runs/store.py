@@ -1,8 +1,10 @@
-"""A run's folder: `run.json` (what was asked), `results.jsonl` (one row per finished attempt)
-and `trajectories/`.
+"""A run's folder: `run.json` (what was asked, and the suite's tasks that did not load),
+`results.jsonl` (one row per finished attempt) and `trajectories/`.
 
 Rows are appended with one `write` on an O_APPEND descriptor and fsynced, so a killed run loses
 at most the attempts in flight; a line cut short by a kill is dropped when the run is reopened.
+The file is never rewritten: an attempt run again (a resume, `--retry-errors`) is a new row, and
+the last row of an attempt key wins.
 """
 
 from __future__ import annotations
@@ -19,10 +21,13 @@ from evalkit.errors import EvalkitError
 from evalkit.scoring.grading import TestGroupResult
 from evalkit.scoring.integrity import IntegrityReport
 from evalkit.scoring.predictions import write_atomic
+from evalkit.tasks import SkippedTask
 
 RESULTS = "results.jsonl"
 MANIFEST = "run.json"
-RERUN_STOP_REASONS = frozenset({"sandbox_error"})  # the harness failed, not the model: retried on resume
+# The endpoint or the harness failed, not the model: such attempts are errors, never scores.
+ERROR_STOP_REASONS = frozenset({"endpoint_error", "sandbox_error"})
+RERUN_STOP_REASONS = frozenset({"sandbox_error"})  # retried by every resume; endpoint errors with --retry-errors
 
 
 def utc_now() -> str:
@@ -67,6 +72,11 @@ class AttemptRecord(BaseModel):
         return (self.task_id, self.model, self.sample)
 
     @property
+    def errored(self) -> bool:
+        """The endpoint or the harness failed: counted as an error, left out of every score."""
+        return self.stop_reason in ERROR_STOP_REASONS
+
+    @property
     def hidden_tests_passed(self) -> bool:
         return self.resolved if self.tests_resolved is None else self.tests_resolved
 
@@ -77,13 +87,15 @@ class RunOptions(BaseModel):
     task_ids: list[str] | None = None  # chosen by --task / --limit; None: every task of the suite
     limits: dict[str, int | float] = Field(default_factory=dict)  # --max-turns, --max-tokens, --wall-time...
     config: str | None = None  # --config, when one was given
+    skip_invalid: bool = False  # --skip-invalid: the tasks of the suite that do not load are skipped
 
 
 class RunManifest(BaseModel):
     run_id: str
     suite: str
     suite_path: str
-    tasks: list[str]
+    tasks: list[str]  # every task of the suite that loaded (not only those attempted)
+    skipped_tasks: list[SkippedTask] = Field(default_factory=list)  # tasks of the suite that did not load, and why
     models: dict[str, dict]  # name → public endpoint description (never a key)
     samples: int
     created_at: str
@@ -120,7 +132,7 @@ class RunStore:
                 os.close(fd)
 
     def records(self) -> list[AttemptRecord]:
-        """Every row; for a key recorded twice (a re-run harness failure) the last one wins."""
+        """Every row; for a key recorded twice (an errored attempt run again) the last one wins."""
         if not self.results_path.exists():
             return []
         latest: dict[tuple[str, str, int], AttemptRecord] = {}
@@ -136,8 +148,15 @@ class RunStore:
             latest[record.key] = record
         return list(latest.values())
 
-    def finished_keys(self) -> set[tuple[str, str, int]]:
-        return {r.key for r in self.records() if r.stop_reason not in RERUN_STOP_REASONS}
+    def finished_keys(self, retry_errors: bool = False) -> set[tuple[str, str, int]]:
+        """The attempts a resume keeps: all but sandbox errors, and with `retry_errors` all but
+        every errored attempt (endpoint errors too)."""
+        again = ERROR_STOP_REASONS if retry_errors else RERUN_STOP_REASONS
+        return {r.key for r in self.records() if r.stop_reason not in again}
+
+    def errored_keys(self) -> set[tuple[str, str, int]]:
+        """The attempts whose latest row is an endpoint or sandbox error."""
+        return {r.key for r in self.records() if r.errored}
 
     def read_manifest(self) -> RunManifest | None:
         path = self.dir / MANIFEST

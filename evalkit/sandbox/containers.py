@@ -1,8 +1,10 @@
 """Container bookkeeping: labels on every container, the set this process owns, and clean-up.
 
-Every evalkit container carries `evalkit.run_id`, `evalkit.task_id` and `evalkit.owner`
-(host:pid of the process that made it). Containers whose owner process is dead are orphans:
-`sweep_orphans` removes them at the start of a run; `prune` removes leftovers on demand.
+Every evalkit container carries `evalkit.run_id`, `evalkit.task_id`, `evalkit.owner` (host:pid of
+the process that made it) and `evalkit.owner_start` (that process's start time, so that a pid the
+system has since given to another process is not taken for the owner). Containers whose owner
+process is dead are orphans: `sweep_orphans` removes them at the start of a command; `prune`
+removes them on demand, and with `live_too` the containers of live evalkit processes as well.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 import os
 import socket
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import docker
 import docker.errors
@@ -19,6 +22,7 @@ LABEL_RUN = "evalkit.run_id"
 LABEL_TASK = "evalkit.task_id"
 LABEL_OWNER = "evalkit.owner"
 LABEL_ROLE = "evalkit.role"
+LABEL_OWNER_START = "evalkit.owner_start"
 
 
 def owner_label(pid: int | None = None) -> str:
@@ -26,9 +30,23 @@ def owner_label(pid: int | None = None) -> str:
     return f"{socket.gethostname()}:{os.getpid() if pid is None else pid}"
 
 
+def process_start(pid: int) -> str | None:
+    """When process `pid` started (clock ticks since boot, from /proc), or None when unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()  # the command name before ")" may hold spaces
+    return fields[19] if len(fields) > 19 else None  # field 22 of stat(5); fields[0] is field 3
+
+
 def container_labels(run_id: str, task_id: str, role: str) -> dict[str, str]:
     """The labels every evalkit container carries."""
-    return {LABEL_RUN: run_id, LABEL_TASK: task_id, LABEL_OWNER: owner_label(), LABEL_ROLE: role}
+    labels = {LABEL_RUN: run_id, LABEL_TASK: task_id, LABEL_OWNER: owner_label(), LABEL_ROLE: role}
+    started = process_start(os.getpid())
+    if started is not None:
+        labels[LABEL_OWNER_START] = started
+    return labels
 
 
 class LiveContainers:
@@ -75,17 +93,22 @@ def remove_container(client: docker.DockerClient, container_id: str) -> None:
             raise
 
 
-def _owner_alive(owner: str) -> bool:
-    host, _, pid = owner.rpartition(":")
+def owner_alive(labels: dict[str, str]) -> bool:
+    """Whether the process that made a container (from its labels) may still be running: true for
+    another host's process (not ours to judge) or an unreadable label; false when the pid is gone
+    or now belongs to a process started at another time."""
+    host, _, pid_text = labels.get(LABEL_OWNER, "").rpartition(":")
     if host != socket.gethostname():
-        return True  # another machine's container on a shared engine: not ours to judge
+        return True
     try:
-        os.kill(int(pid), 0)
+        pid = int(pid_text)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except (PermissionError, ValueError):
         return True
-    return True
+    started, now = labels.get(LABEL_OWNER_START), process_start(pid)
+    return started is None or now is None or started == now
 
 
 @dataclass(frozen=True)
@@ -95,29 +118,33 @@ class PrunedContainer:
     task_id: str
 
 
+@dataclass
+class PruneResult:
+    removed: list[PrunedContainer] = field(default_factory=list)
+    kept: list[PrunedContainer] = field(default_factory=list)  # their owner is alive
+
+
 def _evalkit_containers(client: docker.DockerClient) -> list[dict]:
     return client.api.containers(all=True, filters={"label": LABEL_RUN})
 
 
-def sweep_orphans(client: docker.DockerClient) -> list[PrunedContainer]:
-    """Remove evalkit containers whose owner process on this host has died."""
-    removed = []
-    for info in _evalkit_containers(client):
-        labels = info.get("Labels") or {}
-        if _owner_alive(labels.get(LABEL_OWNER, "")):
-            continue
-        remove_container(client, info["Id"])
-        removed.append(PrunedContainer(info["Id"][:12], labels.get(LABEL_RUN, ""), labels.get(LABEL_TASK, "")))
-    return removed
-
-
-def prune(client: docker.DockerClient, run_id: str | None = None) -> list[PrunedContainer]:
-    """Remove evalkit containers (of one run when `run_id` is given), live owners or not."""
-    removed = []
+def prune(client: docker.DockerClient, run_id: str | None = None, live_too: bool = False) -> PruneResult:
+    """Remove the evalkit containers (of one run when `run_id` is given) whose owner process is
+    dead; with `live_too`, those of live processes (runs in progress) as well."""
+    result = PruneResult()
     for info in _evalkit_containers(client):
         labels = info.get("Labels") or {}
         if run_id and labels.get(LABEL_RUN) != run_id:
             continue
+        container = PrunedContainer(info["Id"][:12], labels.get(LABEL_RUN, ""), labels.get(LABEL_TASK, ""))
+        if not live_too and owner_alive(labels):
+            result.kept.append(container)
+            continue
         remove_container(client, info["Id"])
-        removed.append(PrunedContainer(info["Id"][:12], labels.get(LABEL_RUN, ""), labels.get(LABEL_TASK, "")))
-    return removed
+        result.removed.append(container)
+    return result
+
+
+def sweep_orphans(client: docker.DockerClient) -> list[PrunedContainer]:
+    """Remove every evalkit container whose owner process on this host has died."""
+    return prune(client).removed

@@ -89,6 +89,14 @@ def cached_clone(
     return target
 
 
+def _commit_base(root: Path) -> str:
+    """Make `root` (holding the base tree) a repository with one commit of fixed identity and date."""
+    _git(["init", "--quiet", "--initial-branch=main"], root)
+    _git(["add", "--all", "--force"], root)
+    _git(["-c", "commit.gpgsign=false", "commit", "--quiet", "--allow-empty", "-m", "base"], root, _FIXED_GIT_ENV)
+    return _git(["rev-parse", "HEAD"], root).strip()
+
+
 def build_workspace(source: TaskSource, repo_cache: Path | None = None) -> Workspace:
     """Export the base tree into a fresh one-commit repository and pack it for the sandbox."""
     repo_cache = repo_cache or default_repo_cache()
@@ -96,16 +104,35 @@ def build_workspace(source: TaskSource, repo_cache: Path | None = None) -> Works
         root = Path(tmp) / "workspace"
         root.mkdir()
         _export_source(source, root, repo_cache)
-        _git(["init", "--quiet", "--initial-branch=main"], root)
-        _git(["add", "--all", "--force"], root)
-        _git(["-c", "commit.gpgsign=false", "commit", "--quiet", "--allow-empty", "-m", "base"], root, _FIXED_GIT_ENV)
-        base = _git(["rev-parse", "HEAD"], root).strip()
+        base = _commit_base(root)
         (root / ".git" / "info").mkdir(exist_ok=True)
         (root / ".git" / "info" / "exclude").write_text(LOCAL_EXCLUDES)
         buf = io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w") as tar:
             tar.add(root, arcname=".", filter=_owned_by_sandbox_user)
         return Workspace(archive=buf.getvalue(), base_commit=base)
+
+
+def write_base_repository(source: TaskSource, dest: Path) -> str:
+    """The base tree as a git repository at `dest`, committed as a workspace is (same tree, fixed
+    identity and date, so the same commit id), and that commit. Where `dest` is already a
+    repository, the commit is added as branch `base-<commit>` unless it has it; other content at
+    `dest` is an EvalkitError. What `tasks export --repo-dir` writes, for SWE-bench rows."""
+    if not dest.exists():
+        dest.mkdir(parents=True)
+        _export_source(source, dest, default_repo_cache())
+        return _commit_base(dest)
+    if not (dest / ".git").exists():
+        raise EvalkitError(f"{dest}: exists and is not a git repository; give an empty --repo-dir")
+    with tempfile.TemporaryDirectory(prefix="evalkit-base-") as tmp:
+        root = Path(tmp) / "base"
+        root.mkdir()
+        _export_source(source, root, default_repo_cache())
+        commit = _commit_base(root)
+        known = subprocess.run(["git", "cat-file", "-e", f"{commit}^{{commit}}"], cwd=dest, capture_output=True)
+        if known.returncode != 0:
+            _git(["fetch", "--quiet", str(root), f"main:refs/heads/base-{commit[:12]}"], dest)
+    return commit
 
 
 def _owned_by_sandbox_user(info: tarfile.TarInfo) -> tarfile.TarInfo:

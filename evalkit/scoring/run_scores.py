@@ -3,6 +3,9 @@ aggregates (`summary.json`), and the table behind `evalkit.load_results`.
 
 Scores are derived data: they are rewritten whole (atomically) each time, from `results.jsonl`,
 the trajectories and the suite, so `evalkit score RUN_DIR` can re-score after the settings change.
+Attempts that ended in `endpoint_error` or `sandbox_error` get a scores.jsonl row like any other,
+but no aggregate counts them: they are errors (`errors`, `error_kinds`), not a model's failures, and
+a model whose every attempt errored has no score at all (None), never 0.
 A reviewer model's verdicts are kept from the previous scoring unless a judge is given again.
 """
 
@@ -22,7 +25,7 @@ import pandas as pd
 from evalkit.agent.trajectory import read_trajectory
 from evalkit.errors import EvalkitError
 from evalkit.models.client import ChatClient
-from evalkit.runs.store import AttemptRecord, RunStore, utc_now
+from evalkit.runs.store import ERROR_STOP_REASONS, AttemptRecord, RunStore, utc_now
 from evalkit.sandbox.workspace import build_workspace
 from evalkit.scoring.aggregate import best_of_k, bootstrap_ci, pass_at_k
 from evalkit.scoring.attempt_scores import AttemptScores, ScoringSettings, score_attempt
@@ -110,11 +113,20 @@ def score_run(
         rows.append(score_attempt(task, record, events, trees[task.id], settings, price, verdict))
     write_atomic(store.dir / SCORES, "".join(row.model_dump_json() + "\n" for row in rows))
     frame = results_frame(records, rows)
+    manifest = store.read_manifest()
+    loaded = manifest.tasks if manifest else sorted({r.task_id for r in records})
+    skipped = manifest.skipped_tasks if manifest else []
+    kinds = error_kinds(frame)
     summary = {
         "run_id": store.dir.name,
         "scored_at": utc_now(),
+        "tasks_loaded": len(loaded),  # of the suite's tasks, when the run started
+        "tasks_total": len(loaded) + len(skipped),
+        "skipped_tasks": [task.model_dump() for task in skipped],  # the suite's tasks that did not load, and why
         "weights": settings.weights.normalised(),
         "interaction_penalties": settings.interaction.model_dump(),
+        "errors": sum(kinds.values()),
+        "error_kinds": kinds,
         "models": summarize(frame, "model"),
         "tags": summarize(frame.explode("tags").dropna(subset=["tags"]), "tags") if len(frame) else [],
     }
@@ -142,6 +154,7 @@ def results_frame(records: list[AttemptRecord], scores: list[AttemptScores]) -> 
             "integrity_flags": ",".join(score.integrity.kinds()),
             "did_work": score.did_work,
             "stop_reason": record.stop_reason,
+            "errored": record.errored,  # endpoint_error / sandbox_error: in no aggregate
             "error": record.error,
             "correctness": score.correctness.score,
             "fail_to_pass": score.correctness.fail_to_pass,
@@ -177,55 +190,96 @@ def _mean_ci(per_task: pd.Series) -> dict:
     return {"mean": round(statistics.fmean(values), 4), "ci95": [round(low, 4), round(high, 4)]}
 
 
+def error_kinds(rows: pd.DataFrame) -> dict[str, int]:
+    """Errored attempts (endpoint or sandbox failures) by stop reason."""
+    if rows.empty:
+        return {}
+    errored = rows["stop_reason"][rows["stop_reason"].isin(ERROR_STOP_REASONS)]
+    return {str(k): int(v) for k, v in sorted(errored.value_counts().items())}
+
+
+def _unscored() -> dict:
+    """The figures of a group with no scored attempt: none at all, never zeros."""
+    empty = {"mean": None, "ci95": None}
+    return {
+        "tasks": 0,
+        "samples": 0,
+        "resolved": 0,
+        "resolved_rate": dict(empty),
+        "pass_at_k": {},
+        "best_of_k": {},
+        "axes": {**{axis: dict(empty) for axis in AXIS_COLUMNS}, "judge": None},
+        "avg_at_k": None,
+        "cost_usd": None,
+        "cost_per_task": None,
+        "cost_per_resolved": None,
+        "median_tokens": None,
+        "median_duration_s": None,
+    }
+
+
 def summarize(frame: pd.DataFrame, by: str) -> list[dict]:
     """Per group: resolved rate with a task-level bootstrap CI, pass@k and best-of-k for k up to
-    the samples every task has, axis means with CIs, cost per task and per resolved task, medians."""
+    the samples every task has, axis means with CIs, cost per task and per resolved task, medians;
+    all over the scored attempts only. Errored attempts are counted (`errors`, `error_kinds`)."""
     out = []
     if frame.empty:
         return out
-    for group, rows in frame.groupby(by, sort=False):
-        per_task = rows.groupby("task_id")
-        samples = int(per_task.size().min())
+    for group, every in frame.groupby(by, sort=False):
+        rows = every[~every["stop_reason"].isin(ERROR_STOP_REASONS)]
+        kinds = error_kinds(every)
         entry: dict = {
             by.rstrip("s"): group,
-            "attempts": len(rows),
-            "tasks": per_task.ngroups,
-            "samples": samples,
-            "resolved": int(rows["resolved"].sum()),
-            "resolved_rate": _mean_ci(per_task["resolved"].mean()),
-            "pass_at_k": {},
-            "best_of_k": {},
-            "axes": {axis: _mean_ci(per_task[axis].mean()) for axis in AXIS_COLUMNS},
+            "attempts": len(every),
+            "scored_attempts": len(rows),
+            "errors": sum(kinds.values()),
+            "error_kinds": kinds,
         }
-        judged = rows["judge"].dropna()
-        entry["axes"]["judge"] = _mean_ci(judged.groupby(rows["task_id"]).mean()) if len(judged) else None
-        for k in range(1, samples + 1):
-            entry["pass_at_k"][str(k)] = round(
-                statistics.fmean(pass_at_k(len(t), int(t["resolved"].sum()), k) for _, t in per_task), 4
-            )
-            entry["best_of_k"][str(k)] = round(
-                statistics.fmean(best_of_k(t["composite"].tolist(), k) for _, t in per_task), 4
-            )
-        entry["avg_at_k"] = entry["axes"]["composite"]["mean"]
-        costs = rows["cost_usd"]
-        known = costs.notna().all()
-        total = float(costs.sum()) if known else None
-        entry["cost_usd"] = None if total is None else round(total, 6)
-        entry["cost_per_task"] = None if total is None else round(total / per_task.ngroups, 6)
-        resolved_tasks = rows["resolved"].sum()
-        entry["cost_per_resolved"] = None if total is None or not resolved_tasks else round(total / resolved_tasks, 6)
-        entry["median_tokens"] = float(rows["total_tokens"].median())
-        entry["median_duration_s"] = round(float(rows["duration_s"].median()), 3)
-        entry["errors"] = int(rows["error"].notna().sum())
-        entry["stop_reasons"] = {str(k): int(v) for k, v in rows["stop_reason"].value_counts().items()}
+        entry.update(_scored_figures(rows) if len(rows) else _unscored())
+        entry["stop_reasons"] = {str(k): int(v) for k, v in every["stop_reason"].value_counts().items()}
         entry["integrity"] = {
-            "fail": int((rows["integrity"] == "fail").sum()),
-            "warn": int((rows["integrity"] == "warn").sum()),
-            "unresolved_by_integrity": int((rows["tests_resolved"] & ~rows["resolved"]).sum()),
-            "kinds": dict(sorted(Counter(k for f in rows["integrity_flags"] for k in f.split(",") if k).items())),
+            "fail": int((every["integrity"] == "fail").sum()),
+            "warn": int((every["integrity"] == "warn").sum()),
+            "unresolved_by_integrity": int((every["tests_resolved"] & ~every["resolved"]).sum()),
+            "kinds": dict(sorted(Counter(k for f in every["integrity_flags"] for k in f.split(",") if k).items())),
         }
         out.append(entry)
     return out
+
+
+def _scored_figures(rows: pd.DataFrame) -> dict:
+    """The figures of a group's scored attempts (at least one)."""
+    per_task = rows.groupby("task_id")
+    samples = int(per_task.size().min())
+    entry: dict = {
+        "tasks": per_task.ngroups,
+        "samples": samples,
+        "resolved": int(rows["resolved"].sum()),
+        "resolved_rate": _mean_ci(per_task["resolved"].mean()),
+        "pass_at_k": {},
+        "best_of_k": {},
+        "axes": {axis: _mean_ci(per_task[axis].mean()) for axis in AXIS_COLUMNS},
+    }
+    judged = rows["judge"].dropna()
+    entry["axes"]["judge"] = _mean_ci(judged.groupby(rows["task_id"]).mean()) if len(judged) else None
+    for k in range(1, samples + 1):
+        entry["pass_at_k"][str(k)] = round(
+            statistics.fmean(pass_at_k(len(t), int(t["resolved"].sum()), k) for _, t in per_task), 4
+        )
+        entry["best_of_k"][str(k)] = round(
+            statistics.fmean(best_of_k(t["composite"].tolist(), k) for _, t in per_task), 4
+        )
+    entry["avg_at_k"] = entry["axes"]["composite"]["mean"]
+    costs = rows["cost_usd"]
+    known = costs.notna().all()
+    total = float(costs.sum()) if known else None
+    entry["cost_usd"] = None if total is None else round(total, 6)
+    entry["cost_per_task"] = None if total is None else round(total / per_task.ngroups, 6)
+    resolved_tasks = rows["resolved"].sum()
+    entry["cost_per_resolved"] = None if total is None or not resolved_tasks else round(total / resolved_tasks, 6)
+    entry["median_tokens"] = float(rows["total_tokens"].median())
+    entry["median_duration_s"] = round(float(rows["duration_s"].median()), 3)
+    return entry
 
 
 def load_scores(store: RunStore) -> list[AttemptScores]:

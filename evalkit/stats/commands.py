@@ -5,6 +5,7 @@ no CLI runner."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +14,21 @@ from rich.markup import escape
 from rich.table import Table
 
 from evalkit.errors import EvalkitError
+from evalkit.sandbox.workspace import write_base_repository
 from evalkit.stats.reference import reference_from_source, shipped_reference
 from evalkit.stats.suite_stats import MEASURES, Description, TaskFigures, row_figures, summarize, task_figures
-from evalkit.tasks.load import load_suite
-from evalkit.tasks.swebench import export_notes, export_swebench, import_swebench, read_swebench_rows, write_swebench
+from evalkit.tasks.load import DEFAULT_MAX_PROMPT_CHARS, load_suite
+from evalkit.tasks.model import Task, TaskSource
+from evalkit.tasks.swebench import (
+    export_notes,
+    export_swebench,
+    import_swebench,
+    read_swebench_rows,
+    repo_folder_name,
+    write_swebench,
+)
 from evalkit.tasks.write import write_suite
+from evalkit.wording import counted
 
 EXPORT_FORMATS = ("swebench",)
 
@@ -29,15 +40,15 @@ def load_figures(path: Path) -> tuple[str, list[TaskFigures], list[str]]:
     rows are not all tasks (e.g. without FAIL_TO_PASS) is measured as raw rows, keeping every row."""
     if path.is_dir() or not path.exists():
         suite = load_suite(path)
-        return suite.name, [task_figures(t) for t in suite.tasks], [str(e) for e in suite.errors]
+        return suite.name, [task_figures(t) for t in suite.tasks], [str(e) for e in suite.skipped]
     if path.suffix.lower() in (".json", ".jsonl"):
         suite = load_suite(path)
-        if not suite.errors:
+        if not suite.skipped:
             return suite.name, [task_figures(t) for t in suite.tasks], []
         try:
             rows = read_swebench_rows(str(path))
         except EvalkitError:
-            return suite.name, [task_figures(t) for t in suite.tasks], [str(e) for e in suite.errors]
+            return suite.name, [task_figures(t) for t in suite.tasks], [str(e) for e in suite.skipped]
         return path.stem, [row_figures(row) for row in rows], []
     return path.stem, [row_figures(row) for row in read_swebench_rows(str(path))], []
 
@@ -70,13 +81,13 @@ def stats_command(suite: Path, json_out: bool, reference: str | None, console: C
 
 def _table(name: str, total: int, summary: dict[str, Description], ref: dict[str, Any]) -> Table:
     # Every text is escaped: "[q1–q3]" and suite names with brackets are not rich markup.
-    table = Table(title=escape(f"{name}: {total} tasks beside SWE-bench, median [q1–q3]"))
+    table = Table(title=escape(f"{name}: {counted(total, 'task')} beside SWE-bench, median [q1–q3]"))
     table.add_column("measure")
     table.add_column(escape(f"{name}\nmedian [q1–q3]"), justify="right")
     table.add_column(escape(f"{name}\nmean"), justify="right")
     computed = list(ref["computed"].values())
     for entry in computed:
-        table.add_column(escape(f"{entry['label']}\n{entry['rows']} rows"), justify="right")
+        table.add_column(escape(f"{entry['label']}\n{counted(entry['rows'], 'row')}"), justify="right")
     published = ref["published"]
     table.add_column(escape(published["label"]))
     for measure, title in MEASURES.items():
@@ -109,7 +120,8 @@ def _footer(console: Console, suite: Path, skipped: list[str], ref: dict[str, An
     console.print("Quartiles by linear interpolation; (n=…) where a measure covers fewer rows than the source has.")
     for entry in ref["computed"].values():
         console.print(
-            f"{escape(entry['label'])}: {escape(entry['file'])} from {escape(entry['source'])}, {entry['rows']} rows, "
+            f"{escape(entry['label'])}: {escape(entry['file'])} from {escape(entry['source'])}, "
+            f"{counted(entry['rows'], 'row')}, "
             f"computed {entry['computed_at']}; {escape(entry['caveat'])}",
             highlight=False,
             soft_wrap=True,
@@ -122,7 +134,8 @@ def _footer(console: Console, suite: Path, skipped: list[str], ref: dict[str, An
     )
     if skipped:
         console.print(
-            f"[yellow]{len(skipped)} task(s) of {escape(str(suite))} not counted[/]; first: {escape(skipped[0])}",
+            f"[yellow]{counted(len(skipped), 'task')} of {escape(str(suite))} not counted[/]; "
+            f"first: {escape(skipped[0])}",
             highlight=False,
             soft_wrap=True,
         )
@@ -137,38 +150,89 @@ def import_command(source: str, out: Path, repo_dir: Path | None, console: Conso
     for problem in problems:
         err_console.print(f"[yellow]note[/] {escape(problem)}", highlight=False, soft_wrap=True)
     if not tasks:
-        err_console.print(f"no task imported: none of the {len(rows)} rows of {escape(source)} is importable")
+        rows_read = counted(len(rows), "row")
+        err_console.print(f"no task imported: none of the {rows_read} of {escape(source)} is importable")
         return 1
     name = Path(source).stem if Path(source).is_file() else source.partition(":")[0].rsplit("/", 1)[-1]
+    longest = max(len(task.prompt) for task in tasks)
+    max_prompt_chars = longest if longest > DEFAULT_MAX_PROMPT_CHARS else None
+    if max_prompt_chars:
+        long = sum(len(task.prompt) > DEFAULT_MAX_PROMPT_CHARS for task in tasks)
+        err_console.print(
+            f"[yellow]note[/] {long} problem statement(s) longer than {DEFAULT_MAX_PROMPT_CHARS:,} characters "
+            f"(longest {longest:,}): the suite's suite.toml sets max_prompt_chars = {longest}",
+            highlight=False,
+            soft_wrap=True,
+        )
     try:
-        write_suite(out, name, f"imported from SWE-bench rows: {source}", tasks)
+        write_suite(out, name, f"imported from SWE-bench rows: {source}", tasks, max_prompt_chars=max_prompt_chars)
     except FileExistsError as exc:
         raise EvalkitError(f"{exc.filename or exc}: already exists; remove it or give another --out") from None
     except OSError as exc:
         raise EvalkitError(f"{out}: cannot write the suite ({exc.strerror or exc})") from None
     skipped = len(rows) - len(tasks)
-    console.print(f"wrote {len(tasks)} task(s) to {escape(str(out))} ({skipped} row(s) not imported)")
+    console.print(f"wrote {counted(len(tasks), 'task')} to {escape(str(out))} ({counted(skipped, 'row')} not imported)")
     return 0
 
 
+def on_base_repositories(tasks: list[Task], repo_dir: Path) -> list[Task]:
+    """The tasks, those on a snapshot folder moved onto a git repository written under `repo_dir`
+    (`<repo>`, or `owner__name`) whose one commit is the workspace's base commit, so that their
+    SWE-bench rows name a real `base_commit` and `tasks import --repo-dir` finds the clone."""
+    commits: dict[Path, str] = {}
+    moved = []
+    for task in tasks:
+        snapshot = task.source.snapshot
+        if snapshot is None:
+            moved.append(task)
+            continue
+        repo = task.repo or snapshot.name
+        if not re.fullmatch(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)?", repo) or repo in (".", ".."):
+            raise EvalkitError(
+                f"task {task.id}: repo `{repo}` cannot be a folder name under --repo-dir; give it as `owner/name`"
+            )
+        dest = (repo_dir / repo_folder_name(repo)).resolve()
+        if snapshot not in commits:
+            commits[snapshot] = write_base_repository(task.source, dest)
+        source = TaskSource(git=str(dest), base_commit=commits[snapshot])
+        moved.append(task.model_copy(update={"repo": repo, "source": source}))
+    return moved
+
+
 def export_command(
-    suite: Path, fmt: str, out: Path | None, console: Console, err_console: Console | None = None
+    suite: Path,
+    fmt: str,
+    out: Path | None,
+    console: Console,
+    err_console: Console | None = None,
+    repo_dir: Path | None = None,
 ) -> int:
-    """A suite as SWE-bench rows: to `out` (.jsonl or .json), else JSON Lines on `console`.
-    Notes (tasks not loaded, snapshot tasks without a commit) go to `err_console`."""
+    """A suite as SWE-bench rows: to `out` (.jsonl or .json), else JSON Lines on `console`; with
+    `repo_dir`, snapshot tasks' repositories are written there first and their rows name the
+    commit. Notes (tasks not loaded, snapshot tasks without a commit) go to `err_console`."""
     if fmt not in EXPORT_FORMATS:
         raise EvalkitError(f"--format {fmt}: unknown export format (known: {', '.join(EXPORT_FORMATS)})")
     err_console = err_console or Console(stderr=True)
     loaded = load_suite(suite)
-    for error in loaded.errors:
+    for error in loaded.skipped:
         err_console.print(f"[yellow]skipped[/] {escape(str(error))}", highlight=False, soft_wrap=True)
-    rows = export_swebench(loaded.tasks)
-    for note in export_notes(loaded.tasks):
+    tasks = loaded.tasks if repo_dir is None else on_base_repositories(loaded.tasks, repo_dir)
+    rows = export_swebench(tasks)
+    for note in export_notes(tasks):
         err_console.print(f"[yellow]note[/] {escape(note)}", highlight=False, soft_wrap=True)
+    moved = [new for new, old in zip(tasks, loaded.tasks, strict=True) if old.source.snapshot and new.source.git]
+    if repo_dir is not None and moved:
+        written = sorted({Path(task.source.git or "").name for task in moved})
+        err_console.print(
+            f"repositories written to {escape(str(repo_dir))}: {escape(', '.join(written))} "
+            f"(import with `evalkit tasks import swebench FILE --out SUITE --repo-dir {escape(str(repo_dir))}`)",
+            highlight=False,
+            soft_wrap=True,
+        )
     if out is None:
         for row in rows:
             console.out(json.dumps(row), highlight=False)
     else:
         write_swebench(rows, out)
-        console.print(f"wrote {len(rows)} SWE-bench row(s) to {escape(str(out))}")
+        console.print(f"wrote {counted(len(rows), 'SWE-bench row')} to {escape(str(out))}")
     return 0

@@ -1,6 +1,16 @@
 """Tasks and suites: the Task record and the loaders for suite folders and SWE-bench JSONL."""
 
-from evalkit.tasks.load import Suite, TaskLoadError, load_suite, task_from_swebench_row
+from evalkit.tasks.load import SkippedTask, Suite, SuiteSettings, load_suite, task_from_swebench_row
 from evalkit.tasks.model import Limits, Task, TaskSource, TestSpec
 
-__all__ = ["Limits", "Suite", "Task", "TaskLoadError", "TaskSource", "TestSpec", "load_suite", "task_from_swebench_row"]
+__all__ = [
+    "Limits",
+    "SkippedTask",
+    "Suite",
+    "SuiteSettings",
+    "Task",
+    "TaskSource",
+    "TestSpec",
+    "load_suite",
+    "task_from_swebench_row",
+]

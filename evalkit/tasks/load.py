@@ -1,7 +1,9 @@
 """Load a suite: a folder of task folders (task.toml + patches) or a SWE-bench-style JSONL file.
 
-A bad task never stops the others from loading: each problem becomes one `TaskLoadError` line
-naming the file, the field and what is wrong.
+A bad task never stops the others from loading, and never vanishes: it becomes a `SkippedTask`
+naming the task, the file at fault (task.toml, patch.diff, a JSONL line) and the reason in plain
+words. Commands refuse a suite with skipped tasks unless told to run the rest (`--skip-invalid`),
+and runs record them (`run.json`, `summary.json`, the leaderboard, `compare`).
 """
 
 from __future__ import annotations
@@ -12,36 +14,60 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalkit.errors import EvalkitError
 from evalkit.tasks.model import Task
+from evalkit.tasks.plain_errors import plain_summary
 
 TASK_FILE = "task.toml"
 PATCH_FILE = "patch.diff"
 TEST_PATCH_FILE = "test_patch.diff"
 SUITE_FILE = "suite.toml"
+DEFAULT_MAX_PROMPT_CHARS = 20_000  # a prompt longer than this is a pasted file or log, not a request
+JSONL_PROMPT_HINT = (
+    "import the rows with `evalkit tasks import swebench` and raise `max_prompt_chars` in its suite.toml"
+)
 
 
-@dataclass(frozen=True)
-class TaskLoadError:
-    """One unusable task: where it is and why."""
+class SkippedTask(BaseModel):
+    """A task left out of its suite: which one, the file at fault and why. Recorded in run.json
+    and summary.json, so it is pydantic."""
 
-    where: str
-    problem: str
+    model_config = ConfigDict(frozen=True)
+
+    task: str = Field(description="The task's folder name; in a JSONL suite its instance_id, or `line N`.")
+    file: str = Field(description="The file at fault as reached from the suite path (`path:line` for a JSONL row).")
+    reason: str
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.problem}"
+        return f"{self.file}: {self.reason}"
+
+
+class SuiteSettings(BaseModel):
+    """suite.toml: the suite's name and description, and the limits its tasks are checked against."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(None, description="Defaults to the folder name.")
+    description: str = ""
+    max_prompt_chars: int = Field(DEFAULT_MAX_PROMPT_CHARS, gt=0, description="Longest prompt a task may have.")
 
 
 @dataclass
 class Suite:
-    """The tasks that loaded, and one error line for each that did not."""
+    """The tasks that loaded, and the tasks that did not (with the reason)."""
 
     name: str
     path: Path
     tasks: list[Task] = field(default_factory=list)
-    errors: list[TaskLoadError] = field(default_factory=list)
+    skipped: list[SkippedTask] = field(default_factory=list)
+    max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS
+
+    @property
+    def total(self) -> int:
+        """Tasks found, loaded or not."""
+        return len(self.tasks) + len(self.skipped)
 
     def select(self, task_ids: list[str] | None) -> list[Task]:
         """The tasks named in `task_ids` (all when None); an unknown id is a user error."""
@@ -52,6 +78,15 @@ class Suite:
         if missing:
             raise EvalkitError(f"{self.path}: no task named {', '.join(missing)} (see `evalkit tasks list`)")
         return [known[t] for t in task_ids]
+
+
+class _Problem(Exception):
+    """Why one task cannot load, and the file to blame."""
+
+    def __init__(self, file: Path | str, reason: str) -> None:
+        super().__init__(reason)
+        self.file = str(file)
+        self.reason = reason
 
 
 def load_suite(path: str | Path) -> Suite:
@@ -66,88 +101,152 @@ def load_suite(path: str | Path) -> Suite:
     raise EvalkitError(f"{path}: not a suite (expected a folder of tasks or a .jsonl file)")
 
 
-def _describe(exc: ValidationError) -> str:
-    errors = exc.errors()
-    first = errors[0]
-    where = ".".join(str(p) for p in first["loc"]) or "(task)"
-    more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"field `{where}`: {first['msg']}{more}"
+def _read_text(path: Path) -> str:
+    """A file's text; a byte that is not UTF-8 is a `_Problem` naming the file and the line."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        reason = f"line {line}: byte 0x{data[exc.start]:02x} is not UTF-8; save the file as UTF-8"
+        raise _Problem(path, reason) from None
+
+
+def suite_settings(root: Path) -> SuiteSettings:
+    """The suite folder's suite.toml (defaults when there is none); a bad one is one EvalkitError line."""
+    meta = root / SUITE_FILE
+    if not meta.is_file():
+        return SuiteSettings()
+    try:
+        return SuiteSettings.model_validate(tomllib.loads(_read_text(meta)))
+    except _Problem as exc:
+        raise EvalkitError(f"{meta}: {exc.reason}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise EvalkitError(f"{meta}: not valid TOML ({exc})") from None
+    except ValidationError as exc:
+        raise EvalkitError(f"{meta}: {plain_summary(exc, SuiteSettings)}") from None
+
+
+def _check_prompt(task: Task, limit: int, how_to_raise: str) -> None:
+    if len(task.prompt) > limit:
+        raise ValueError(
+            f"task `{task.id}`: the prompt is {len(task.prompt):,} characters, over the limit of {limit:,} "
+            f"(shorten it, or {how_to_raise})"
+        )
 
 
 def _load_folder(root: Path) -> Suite:
-    suite = Suite(name=_suite_name(root), path=root)
+    settings = suite_settings(root)
+    suite = Suite(name=settings.name or root.name, path=root, max_prompt_chars=settings.max_prompt_chars)
+    first_folder: dict[str, Path] = {}
     for task_file in sorted(root.glob(f"*/{TASK_FILE}")):
         task_dir = task_file.parent
         try:
-            suite.tasks.append(_task_from_folder(task_dir))
+            task = _task_from_folder(task_dir)
+            _check_prompt(task, settings.max_prompt_chars, f"raise `max_prompt_chars` in {root / SUITE_FILE}")
+            if task.id in first_folder:
+                raise _Problem(
+                    task_file,
+                    f"task id `{task.id}` is already the id of {first_folder[task.id]}; kept that one "
+                    f"(give one of them another `id`)",
+                )
+        except _Problem as exc:
+            file, reason = exc.file, exc.reason
         except ValidationError as exc:
-            suite.errors.append(TaskLoadError(str(task_file), _describe(exc)))
-        except (OSError, tomllib.TOMLDecodeError, ValueError) as exc:
-            suite.errors.append(TaskLoadError(str(task_file), str(exc).splitlines()[0]))
-    _reject_duplicates(suite)
+            file, reason = str(task_file), plain_summary(exc, Task)
+        except ValueError as exc:
+            file, reason = str(task_file), str(exc).splitlines()[0]
+        else:
+            first_folder[task.id] = task_dir
+            suite.tasks.append(task)
+            continue
+        suite.skipped.append(SkippedTask(task=task_dir.name, file=file, reason=reason))
     return suite
 
 
-def _suite_name(root: Path) -> str:
-    meta = root / SUITE_FILE
-    if meta.exists():
-        try:
-            return str(tomllib.loads(meta.read_text()).get("name", root.name))
-        except tomllib.TOMLDecodeError as exc:
-            raise EvalkitError(f"{meta}: not valid TOML ({exc})") from None
-    return root.name
-
-
 def _task_from_folder(task_dir: Path) -> Task:
-    data: dict[str, Any] = tomllib.loads((task_dir / TASK_FILE).read_text())
+    task_file = task_dir / TASK_FILE
+    try:
+        data: dict[str, Any] = tomllib.loads(_read_text(task_file))
+    except tomllib.TOMLDecodeError as exc:
+        raise _Problem(task_file, f"not valid TOML ({exc})") from None
+    except OSError as exc:
+        raise _Problem(task_file, f"cannot read it ({exc.strerror or exc})") from None
     data.setdefault("id", task_dir.name)
-    for key, default_name in (("patch", PATCH_FILE), ("test_patch", TEST_PATCH_FILE)):
+    for key, default_name, what in (
+        ("patch", PATCH_FILE, "the reference change"),
+        ("test_patch", TEST_PATCH_FILE, "the hidden tests"),
+    ):
         if key in data:
             continue
-        patch_path = task_dir / data.pop(f"{key}_file", default_name)
-        if not patch_path.exists():
-            raise ValueError(f"field `{key}`: missing file {patch_path.name} beside task.toml")
-        data[key] = patch_path.read_text()
+        name = data.pop(f"{key}_file", default_name)
+        if not isinstance(name, str) or not name:
+            raise _Problem(task_file, f"`{key}_file`: expected a file name, got {name!r}")
+        patch_path = task_dir / name
+        if not patch_path.is_file():
+            raise _Problem(patch_path, f"missing: {what} of the task (or name another file with `{key}_file`)")
+        try:
+            data[key] = _read_text(patch_path)
+        except OSError as exc:
+            raise _Problem(patch_path, f"cannot read it ({exc.strerror or exc})") from None
     source = data.get("source")
-    if isinstance(source, dict) and source.get("snapshot"):
+    if isinstance(source, dict) and isinstance(source.get("snapshot"), str) and source["snapshot"]:
         snapshot = (task_dir / source["snapshot"]).resolve()
         if not snapshot.is_dir():
-            raise ValueError(f"field `source.snapshot`: {source['snapshot']} is not a folder")
+            raise _Problem(task_file, f"`source.snapshot`: {source['snapshot']} is not a folder")
         source["snapshot"] = snapshot
     image = data.get("image")
     if isinstance(image, str) and image.startswith(("./", "../")):  # a recipe folder beside the suite
         recipe = (task_dir / image).resolve()
         if not (recipe / "Dockerfile").is_file():
-            raise ValueError(f"field `image`: {image} is not a recipe folder (no Dockerfile)")
+            raise _Problem(task_file, f"`image`: {image} is not a recipe folder (no Dockerfile)")
         data["image"] = str(recipe)
     return Task.model_validate(data)
 
 
+def _jsonl_rows(path: Path) -> list[tuple[int, str]]:
+    """(line number, text) of each row; a .json file's list items are numbered from 1."""
+    try:
+        text = _read_text(path)
+    except _Problem as exc:
+        raise EvalkitError(f"{path}: {exc.reason}") from None
+    if path.suffix != ".json":
+        return list(enumerate(text.splitlines(), start=1))
+    try:
+        rows = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EvalkitError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    return list(enumerate((json.dumps(r) for r in (rows if isinstance(rows, list) else [rows])), start=1))
+
+
 def _load_jsonl(path: Path) -> Suite:
     suite = Suite(name=path.stem, path=path)
-    lines = path.read_text().splitlines()
-    if path.suffix == ".json":
-        try:
-            rows = json.loads(path.read_text())
-        except json.JSONDecodeError as exc:
-            raise EvalkitError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-        lines = [json.dumps(r) for r in (rows if isinstance(rows, list) else [rows])]
-    for number, line in enumerate(lines, start=1):
+    first_line: dict[str, int] = {}
+    for number, line in _jsonl_rows(path):
         if not line.strip():
             continue
         where = f"{path}:{number}"
+        name = f"line {number}"
         try:
             row = json.loads(line)
             if not isinstance(row, dict):
                 raise ValueError("each line must be a JSON object")
-            suite.tasks.append(task_from_swebench_row(row))
+            name = str(row.get("instance_id") or row.get("id") or name)
+            task = task_from_swebench_row(row)
+            _check_prompt(task, suite.max_prompt_chars, JSONL_PROMPT_HINT)
+            if task.id in first_line:
+                raise ValueError(f"task id `{task.id}` is already the id of line {first_line[task.id]}; kept that one")
         except json.JSONDecodeError as exc:
-            suite.errors.append(TaskLoadError(where, f"not valid JSON ({exc.msg})"))
+            reason = f"not valid JSON ({exc.msg})"
         except ValidationError as exc:
-            suite.errors.append(TaskLoadError(where, _describe(exc)))
+            reason = plain_summary(exc, Task)
         except ValueError as exc:
-            suite.errors.append(TaskLoadError(where, str(exc)))
-    _reject_duplicates(suite)
+            reason = str(exc)
+        else:
+            first_line[task.id] = number
+            suite.tasks.append(task)
+            continue
+        suite.skipped.append(SkippedTask(task=name, file=where, reason=reason))
     return suite
 
 
@@ -190,15 +289,3 @@ def task_from_swebench_row(row: dict[str, Any]) -> Task:
     if meta:
         data["metadata"] = meta
     return Task.model_validate(data)
-
-
-def _reject_duplicates(suite: Suite) -> None:
-    seen: set[str] = set()
-    unique: list[Task] = []
-    for task in suite.tasks:
-        if task.id in seen:
-            suite.errors.append(TaskLoadError(str(suite.path), f"task id `{task.id}` appears twice; kept the first"))
-            continue
-        seen.add(task.id)
-        unique.append(task)
-    suite.tasks = unique

@@ -67,7 +67,10 @@ class Task(BaseModel):
     repo: str = Field("", description="Display name of the repository.")
     language: str = "python"
     tags: list[str] = Field(default_factory=list)
-    image: str = Field("python", description="A recipe under sandboxes/, a recipe folder relative to the task (./ or ../), or an image reference.",)
+    image: str = Field(
+        "python",
+        description="A recipe under sandboxes/, a recipe folder relative to the task (./ or ../), or an image ref.",
+    )
     source: TaskSource
     tests: TestSpec
     patch: str = Field(..., description="Reference change to non-test files (unified diff).")

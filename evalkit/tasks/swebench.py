@@ -17,6 +17,7 @@ from evalkit.errors import EvalkitError
 from evalkit.scoring.predictions import write_atomic
 from evalkit.tasks.load import task_from_swebench_row
 from evalkit.tasks.model import Task
+from evalkit.tasks.plain_errors import plain_summary
 
 # The columns of the SWE-bench datasets on the Hugging Face hub, in their order.
 SWEBENCH_COLUMNS = (
@@ -40,6 +41,9 @@ HUB_TIMEOUT_S = 10.0
 # Metadata keys an import sets and an export reads back (strings, as Task.metadata requires).
 METADATA_COLUMNS = ("hints_text", "created_at", "version", "environment_setup_commit")
 ENVIRONMENT_HINT = "swebench"
+NO_BASE_COMMIT = (
+    "empty base_commit (rows exported from a snapshot suite name their commits with `tasks export --repo-dir`)"
+)
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -176,6 +180,9 @@ def import_swebench(rows: list[dict[str, Any]], repo_dir: Path | None = None) ->
         if instance_id in seen:
             problems.append(f"{instance_id}: appears twice; kept the first")
             continue
+        if not str(row.get("base_commit", "")).strip():
+            problems.append(f"{instance_id}: {NO_BASE_COMMIT}; not importable as a task")
+            continue
         git, missing = _git_source(str(row.get("repo", "")), repo_dir)
         try:
             task = _task(row, git)
@@ -206,13 +213,14 @@ def _task(row: dict[str, Any], git: str) -> Task:
 def _row_problem(exc: ValueError) -> str:
     if not isinstance(exc, ValidationError):
         return str(exc).splitlines()[0]
-    errors = exc.errors()
-    if any(e["loc"] == ("tests", "fail_to_pass") and e["type"] == "too_short" for e in errors):
+    if any(e["loc"] == ("tests", "fail_to_pass") and e["type"] == "too_short" for e in exc.errors()):
         return "no FAIL_TO_PASS tests; not importable as a task"
-    first = errors[0]
-    where = ".".join(str(p) for p in first["loc"]) or "(row)"
-    more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"field `{where}`: {first['msg']}{more}; not importable as a task"
+    return f"{plain_summary(exc, Task)}; not importable as a task"
+
+
+def repo_folder_name(repo: str) -> str:
+    """The folder of `repo` under a --repo-dir: `owner__name` for `owner/name`, else the name."""
+    return repo.replace("/", "__")
 
 
 def _git_source(repo: str, repo_dir: Path | None) -> tuple[str, str | None]:
@@ -220,8 +228,8 @@ def _git_source(repo: str, repo_dir: Path | None) -> tuple[str, str | None]:
     url = f"https://github.com/{repo}"
     if repo_dir is None:
         return url, None
-    owner, _, name = repo.partition("/")
-    candidates = [repo_dir / f"{owner}__{name}", repo_dir / name]
+    name = repo.partition("/")[2]
+    candidates = [repo_dir / repo_folder_name(repo)] + ([repo_dir / name] if name else [])
     for candidate in candidates:
         if candidate.exists():
             return str(candidate.resolve()), None
@@ -233,7 +241,9 @@ def _git_source(repo: str, repo_dir: Path | None) -> tuple[str, str | None]:
 def export_swebench(tasks: list[Task]) -> list[dict[str, str]]:
     """One SWE-bench row per task, the 12 columns in the hub's order; test lists as JSON strings
     as on the hub. A task on a snapshot folder has no commit: its base_commit is "" (see
-    `export_notes`). evalkit-only fields (image, limits, test command) have no column and are lost."""
+    `export_notes`) unless the export wrote its repository first (`tasks export --repo-dir`, which
+    hands this function the tasks on those repositories). evalkit-only fields (image, limits, test
+    command) have no column and are lost."""
     return [_row(task) for task in tasks]
 
 
@@ -256,7 +266,8 @@ def _row(task: Task) -> dict[str, str]:
 def export_notes(tasks: list[Task]) -> list[str]:
     """One line per task whose export loses something a SWE-bench harness needs."""
     return [
-        f"{task.id}: starts from a snapshot folder, not a commit; exported with an empty base_commit"
+        f"{task.id}: starts from a snapshot folder, not a commit; exported with an empty base_commit "
+        "(--repo-dir DIR writes its repository there and names the commit)"
         for task in tasks
         if task.source.base_commit is None
     ]

@@ -21,11 +21,22 @@ def task_record(task: Task) -> dict:
     return data
 
 
-def write_suite(folder: Path, name: str, description: str, tasks: Iterable[Task], replace: bool = False) -> Path:
-    """Write tasks as a suite folder. With `replace`, task folders already there are rewritten;
-    otherwise an existing task folder is an error (a gather never silently overwrites work)."""
+def write_suite(
+    folder: Path,
+    name: str,
+    description: str,
+    tasks: Iterable[Task],
+    replace: bool = False,
+    max_prompt_chars: int | None = None,
+) -> Path:
+    """Write tasks as a suite folder (suite.toml with `max_prompt_chars` when given). With `replace`,
+    task folders already there are rewritten; otherwise an existing task folder is an error (a
+    gather never silently overwrites work)."""
     folder.mkdir(parents=True, exist_ok=True)
-    write_atomic(folder / SUITE_FILE, tomli_w.dumps({"name": name, "description": description}))
+    settings = {"name": name, "description": description}
+    if max_prompt_chars is not None:
+        settings["max_prompt_chars"] = max_prompt_chars
+    write_atomic(folder / SUITE_FILE, tomli_w.dumps(settings))
     for task in tasks:
         task_dir = folder / file_component(task.id)  # the id itself is kept in task.toml
         if task_dir.exists():

@@ -1,10 +1,13 @@
 """The CLI end to end on the real engine: validation, predictions, interruption and clean-up."""
 
+import contextlib
 import json
+import os
 import signal
 import subprocess
 import time
 
+import docker.errors
 import pytest
 from cheats import PATCH_REPORTS
 from conftest import DEMO_SUITE, EVALKIT
@@ -14,10 +17,12 @@ from toy import BASE_FILES, diff_of
 from evalkit.names import file_component
 from evalkit.sandbox.containers import (
     LABEL_OWNER,
+    LABEL_OWNER_START,
     LABEL_RUN,
+    LABEL_TASK,
     container_labels,
     owner_label,
-    prune,
+    process_start,
     sweep_orphans,
 )
 
@@ -69,6 +74,9 @@ def test_evaluate_swebench_predictions_writes_per_instance_reports(toy_suite_dir
     assert (gold_dir / "test_output.txt").read_text()
     summary = json.loads((tmp_path / "ev/t1/empty.report.json").read_text())
     assert summary["empty_patch_ids"] == ["calc-power"] and summary["resolved_instances"] == 0
+    # printed: instances, resolved, unresolved, empty patch, errors, not applied
+    empty_row = next(line.split() for line in result.stdout.splitlines() if line.startswith("empty "))
+    assert empty_row == ["empty", "1", "0", "0", "1", "0", "0"], result.stdout
     cheat = json.loads((tmp_path / "ev/t1/cheat/calc-power/report.json").read_text())["calc-power"]
     assert not cheat["resolved"]  # the hidden tests passed, but only because pytest's reports were patched
     assert any("TestReport" in flag["evidence"] for flag in cheat["integrity_flags"])
@@ -102,10 +110,29 @@ def test_killed_run_leaves_orphans_that_the_next_sweep_removes(demo_suite, docke
     assert removed and not containers_of(docker_engine, proc.pid)
 
 
-def test_sandbox_prune_removes_a_runs_leftovers(docker_engine):
-    labels = container_labels("prune-test", "some-task", "agent")
-    docker_engine.containers.create("evalkit/base:latest", command=["true"], labels=labels)
-    result = evalkit("sandbox", "prune", "--run-id", "prune-test")
-    assert result.returncode == 0 and "1 container(s) removed" in result.stdout
-    assert not docker_engine.containers.list(all=True, filters={"label": f"{LABEL_RUN}=prune-test"})
-    assert prune(docker_engine, "prune-test") == []
+def test_sandbox_prune_removes_dead_owners_containers_and_all_removes_live_ones_too(docker_engine):
+    run_id = f"prune-test-{os.getpid()}"  # other evalkit processes on this engine are left alone
+    child = subprocess.Popen(["sleep", "0.1"])
+    dead_owner = {LABEL_OWNER: owner_label(child.pid), LABEL_OWNER_START: process_start(child.pid) or ""}
+    child.wait()
+    live = container_labels(run_id, "live-task", "agent")  # owned by this test process
+    made = [
+        docker_engine.containers.run("evalkit/base:latest", ["sleep", "300"], detach=True, labels=labels)
+        for labels in (live, {**live, LABEL_TASK: "dead-task", **dead_owner})
+    ]
+    try:
+        result = evalkit("sandbox", "prune", "--run-id", run_id)
+        assert result.returncode == 0, result.stderr
+        assert f"removed {made[1].id[:12]} (run {run_id}, task dead-task)" in result.stdout
+        assert "1 container removed" in result.stdout
+        assert "1 container of running evalkit processes kept" in result.stdout
+        (left,) = docker_engine.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})
+        assert left.id == made[0].id
+
+        result = evalkit("sandbox", "prune", "--run-id", run_id, "--all")
+        assert result.returncode == 0 and "1 container removed" in result.stdout
+        assert not docker_engine.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})
+    finally:
+        for container in made:
+            with contextlib.suppress(docker.errors.NotFound):
+                container.remove(force=True)

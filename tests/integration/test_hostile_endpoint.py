@@ -78,7 +78,7 @@ SCENARIOS = {
 def hostile_run(toy_suite_dir, docker_engine, tmp_path_factory):
     out = tmp_path_factory.mktemp("hostile-runs")
     config = out / "evalkit.toml"
-    with HostileServer(SCENARIOS) as server:
+    with HostileServer(SCENARIOS, models=["hostile"]) as server:
         config.write_text(
             "".join(
                 f'[models.{name}]\nmodel = "hostile"\nbase_url = "{server.url(name)}"\n'
@@ -104,7 +104,8 @@ def tool_messages(run_dir: Path, model: str) -> list[str]:
 
 def test_every_attempt_finishes_with_its_stop_reason(hostile_run):
     result, rows, _, _ = hostile_run
-    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.returncode == 3, result.stderr[-3000:]  # the run finished; some attempts errored
+    assert "2 errors: endpoint_error ×2 — not scored" in result.stdout
     stops = {model: row["stop_reason"] for model, row in rows.items()}
     assert stops == {
         "chaos": "submitted",

@@ -22,7 +22,7 @@ TAMPERING = ("conftest", "addopts", "sitecustomize", "source_hook")
 def integrity_run(docker_engine, tmp_path_factory):
     out = tmp_path_factory.mktemp("integrity-runs")
     config = out / "evalkit.toml"
-    with HostileServer(CHEATS) as server:
+    with HostileServer(CHEATS, models=["cheater"]) as server:
         config.write_text(
             "".join(f'[models.{name}]\nmodel = "cheater"\nbase_url = "{server.url(name)}"\n' for name in CHEATS)
         )

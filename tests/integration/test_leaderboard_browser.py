@@ -1,106 +1,29 @@
 """The HTML leaderboard in a real headless Chromium, opened from file:// as a user opens it: no
 failed request and no console error, sorting, the attempt view loaded on click, the Pareto chart,
-and a model's `<script>` / `<img onerror>` output shown as text and never run.
-
-Needs Chromium (`apt-get install chromium`, /usr/bin/chromium or $EVALKIT_CHROMIUM) and the
-`playwright` package; without them the tests are skipped locally with the reason and fail in CI.
-The run folders are real: rows appended with RunStore, trajectories by TrajectoryWriter, scores by
-evalkit's own `score_run` over a two-task copy of the toy suite (no Docker)."""
+the per-axis bars, and a model's `<script>` / `<img onerror>` output shown as text and never run.
+(The legibility of a crowded all-local page, and the screenshots: test_leaderboard_legibility.py.)"""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from leaderboard_fixtures import OK, chromium, opened, two_task_suite, write_run
 
-from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.report.html import write_leaderboard
-from evalkit.runs.store import AttemptRecord, RunManifest, RunStore
-from evalkit.scoring.attempt_scores import ScoringSettings
-from evalkit.scoring.run_scores import run_tasks, score_run
 
 pytestmark = pytest.mark.integration
 
-CHROMIUM = os.environ.get("EVALKIT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACT = ROOT / "reports" / "leaderboard-test.png"  # reports/ is git-ignored
 EVIL = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
-TASKS = ("calc-power", "calc-power-again")
-
-
-def write_run(root: Path, suite: Path, run_id: str, plan: dict[str, tuple[str, list[list[dict]]]]) -> Path:
-    """plan: model → (API model id, per task: per sample: {resolved, patch, final, output})."""
-    store = RunStore(root / run_id)
-    store.open()
-    now = "2026-01-01T00:00:00+00:00"
-    samples = max(len(kinds) for _, per_task in plan.values() for kinds in per_task)
-    models = {m: {"name": m, "model": api} for m, (api, _) in plan.items()}
-    store.write_manifest(
-        RunManifest(
-            run_id=run_id,
-            suite="toy",
-            suite_path=str(suite),
-            tasks=list(TASKS),
-            models=models,
-            samples=samples,
-            created_at=now,
-            updated_at=now,
-        )
-    )
-    tasks = run_tasks(store)
-    for m, (model, (api, per_task)) in enumerate(plan.items()):
-        for task_id, kinds in zip(TASKS, per_task, strict=False):
-            task = tasks[task_id]
-            for sample, kind in enumerate(kinds):
-                resolved = kind.get("resolved", False)
-                trajectory = f"trajectories/{task_id}__{m}__{sample}.jsonl"
-                call = {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
-                with TrajectoryWriter(store.dir / trajectory) as writer:
-                    writer.event("start", limits=task.limits.model_dump())
-                    writer.message({"role": "user", "content": task.prompt})
-                    writer.event(
-                        "model_call", turn=1, latency_s=0.1, usage={"total_tokens": 500}, finish_reason="tool_calls"
-                    )
-                    writer.message({"role": "assistant", "content": "Looking around.", "tool_calls": [call]})
-                    writer.message({"role": "tool", "tool_call_id": "c1", "content": kind.get("output", "calc tests")})
-                    writer.event("tool", call_id="c1", name="bash", fault=None, exit_code=0)
-                    writer.event("stop", stop_reason="submitted", error=None)
-                f2p = task.tests.fail_to_pass
-                store.append(
-                    AttemptRecord(
-                        run_id=run_id,
-                        task_id=task_id,
-                        model=model,
-                        sample=sample,
-                        resolved=resolved,
-                        stop_reason="submitted",
-                        endpoint={"model": api},
-                        turns=1,
-                        tool_calls=1,
-                        agent_s=10.0,
-                        usage={"prompt_tokens": 9000, "completion_tokens": 1000, "total_tokens": 10000},
-                        final_message=kind.get("final", "Added power."),
-                        model_patch=kind.get("patch", task.patch if resolved else ""),
-                        patch_applied=True,
-                        fail_to_pass={"passed": f2p if resolved else [], "failed": [] if resolved else f2p},
-                        pass_to_pass={"passed": task.tests.pass_to_pass, "failed": []},
-                        trajectory=trajectory,
-                    )
-                )
-    score_run(store, tasks, ScoringSettings())
-    return store.dir
 
 
 @pytest.fixture(scope="module")
 def report(toy_suite_dir, tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("leaderboard-browser")
-    suite = root / "suite"
-    shutil.copytree(toy_suite_dir, suite)
-    shutil.copytree(suite / "calc-power", suite / "calc-power-again")
-    ok = {"resolved": True}
+    suite = two_task_suite(toy_suite_dir, root)
     evil = {
         "patch": f"diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+{EVIL}\n",
         "final": EVIL,
@@ -111,8 +34,8 @@ def report(toy_suite_dir, tmp_path_factory) -> Path:
         suite,
         "browser",
         {
-            "gpt-4o": ("gpt-4o", [[ok, ok], [ok, {}]]),
-            "gpt-4o-mini": ("gpt-4o-mini", [[ok, {}], [{}, {}]]),
+            "gpt-4o": ("gpt-4o", [[OK, OK], [OK, {}]]),
+            "gpt-4o-mini": ("gpt-4o-mini", [[OK, {}], [{}, {}]]),
             EVIL: ("no-price", [[evil, evil], [evil, evil]]),
         },
     )
@@ -121,53 +44,30 @@ def report(toy_suite_dir, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        problem = "the playwright package is missing (pip install playwright)"
-    else:
-        problem = None if Path(CHROMIUM).is_file() else f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    if problem:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI needs a headless Chromium: {problem}")
-        pytest.skip(problem)
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture
 def page(browser, report):
-    """The report opened from disk; at the end, no request may have failed and nothing may have
-    been logged as an error (a blocked load, a CSP violation, an exception)."""
-    context = browser.new_context(viewport={"width": 1300, "height": 900})
-    opened = context.new_page()
-    problems: list[str] = []
-    opened.on("requestfailed", lambda request: problems.append(f"request failed: {request.url} {request.failure}"))
-    opened.on(
-        "console",
-        lambda message: (
-            message.type in ("error", "warning") and problems.append(f"console {message.type}: {message.text}")
-        ),
-    )
-    opened.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-    opened.on(
-        "dialog", lambda dialog: problems.append(f"a script opened a dialog: {dialog.message}") or dialog.dismiss()
-    )
-    opened.goto(report.as_uri())
-    opened.wait_for_selector('body[data-ready="1"]')
-    yield opened
-    context.close()
-    assert not problems, problems
+    with opened(browser, report) as page:
+        yield page
+
+
+def cells(page, header: str) -> list[str]:
+    """The texts of a leaderboard column, in the row order shown."""
+    headers = page.locator("table.board thead th").all_inner_texts()
+    index = next(i for i, text in enumerate(headers) if text.strip().startswith(header))
+    return page.locator(f"table.board tbody tr td:nth-child({index + 1})").all_inner_texts()
 
 
 def column(page, header: str) -> list[float]:
-    """The values of a leaderboard column, in the row order shown."""
-    headers = page.locator("table.board thead th").all_inner_texts()
-    index = next(i for i, text in enumerate(headers) if text.strip().startswith(header))
-    cells = page.locator(f"table.board tbody tr td:nth-child({index + 1})").all_inner_texts()
-    return [float(cell.split()[0]) for cell in cells]
+    return [float(cell.split()[0]) for cell in cells(page, header)]
+
+
+def svg_texts(locator) -> list[str]:
+    """What SVG <text> elements show (their own text, not their <title> tooltip)."""
+    return locator.evaluate_all("nodes => nodes.map(n => n.firstChild.textContent)")
 
 
 def test_loads_from_disk_with_every_part(page, report, tmp_path):
@@ -182,18 +82,26 @@ def test_loads_from_disk_with_every_part(page, report, tmp_path):
     assert ARTIFACT.stat().st_size > 10_000
 
 
-def test_clicking_a_header_sorts_the_column_both_ways(page):
-    header = page.locator("table.board th", has_text="composite")
-    header.locator("button").click()
-    assert header.get_attribute("aria-sort") == "ascending"
+def test_a_first_click_sorts_best_first_and_a_second_reverses(page):
+    composite = page.locator("table.board th", has_text="composite")
+    composite.locator("button").click()
+    assert composite.get_attribute("aria-sort") == "descending"  # the best composite on top
     values = column(page, "composite")
-    assert values == sorted(values) and len(set(values)) == 3
-    header.locator("button").click()
-    assert header.get_attribute("aria-sort") == "descending"
-    assert column(page, "composite") == sorted(values, reverse=True)
+    assert values == sorted(values, reverse=True) and len(set(values)) == 3
+    assert "Sorted by composite, best first" in page.locator(".sort-state").inner_text()
+    composite.locator("button").click()
+    assert composite.get_attribute("aria-sort") == "ascending"
+    assert column(page, "composite") == sorted(values)
+    assert "worst first" in page.locator(".sort-state").inner_text()
+    cost = page.locator("table.board th", has_text="cost / task")
+    cost.locator("button").click()  # for a cost, best is cheapest
+    assert cost.get_attribute("aria-sort") == "ascending" and composite.get_attribute("aria-sort") is None
+    costs = cells(page, "cost / task")
+    assert costs[-1] == "unknown"  # no price: last either way
+    assert [float(c.strip("$")) for c in costs[:2]] == sorted(float(c.strip("$")) for c in costs[:2])
     page.locator("table.board th", has_text="model").locator("button").click()
     names = page.locator("table.board tbody tr td:first-child .mono").all_inner_texts()
-    assert names == sorted(names, key=lambda name: name.lower()) or names == sorted(names)
+    assert names == sorted(names)
 
 
 def test_a_matrix_cell_opens_the_attempt_with_its_trajectory(page):
@@ -253,3 +161,34 @@ def test_cost_chart_marks_the_pareto_frontier(page, report):
     assert chart.locator("circle.point.unknown").count() == 1  # the unpriced model, in its own strip
     assert chart.locator("text", has_text="cost unknown").count() == 1
     assert page.locator("svg.axis-chart").count() >= 5  # resolved and the four axes
+
+
+def test_each_axis_bar_shows_its_value_on_a_scale(page, report):
+    data = json.loads((report.parent / "leaderboard.json").read_text())
+    rows = data["suites"][0]["models"]
+    charts = page.locator("svg.axis-chart")
+    resolved = charts.first
+    assert svg_texts(resolved.locator("text.tick")) == ["0 %", "50 %", "100 %"]
+    expected = [f"{round(row['resolved_rate']['mean'] * 100)} %" for row in rows]
+    assert svg_texts(resolved.locator("text.value")) == expected
+    composite = page.locator("svg.axis-chart", has=page.locator("text", has_text="composite"))
+    assert svg_texts(composite.locator("text.tick")) == ["0", "0.5", "1"]
+    shown = [float(v) for v in svg_texts(composite.locator("text.value"))]
+    assert shown == [round(row["axes"]["composite"]["mean"], 2) for row in rows]
+
+
+def test_the_attempt_view_speaks_words_not_keys(page):
+    page.locator("table.matrix tbody tr").first.locator("button.cell").first.click()
+    dialog = page.locator("dialog#attempt")
+    dialog.locator(".trajectory").wait_for()
+    scores = dialog.locator("table.scores").inner_text()
+    for words in ("hidden tests passed", "FAIL_TO_PASS passed", "patch applied", "token budget used", "lines changed"):
+        assert words in scores, words
+    for key in ("tests_resolved", "f2p_passed", "budget_tokens", "changed_lines", "true", "false"):
+        assert key not in scores, key
+    facts = dialog.locator("p.facts").inner_text()
+    assert facts.startswith("1 turn · 1 tool call · 10,000 tokens · 1 min 15 s in all")  # duration_s 75
+    start = dialog.locator(".trajectory .event.meta").first.inner_text()
+    assert "2026-01-01T" not in start and "2026" in start  # a local date, not the ISO text
+    assert "limits: 50 turns" in start and "{" not in start
+    assert page.locator("#runs td time").first.get_attribute("datetime") == "2026-01-01T00:00:00+00:00"

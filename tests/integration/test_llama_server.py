@@ -134,7 +134,7 @@ def evalkit_run(out, config, run_id: str, model: str, tasks, *limits: str):
     started = time.monotonic()
     result = run_evalkit(
         "run", "--suite", DEMO_SUITE, *[arg for task in tasks for arg in ("--task", task)], "--model", model,
-        "--config", config, "--concurrency", "1", "--run-id", run_id, "--out", out, *limits, timeout=420,
+        "--config", config, "--concurrency", "1", "--run-id", run_id, "--out", out, *limits, timeout=900,
     )  # fmt: skip
     path = out / run_id / "results.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
@@ -155,7 +155,7 @@ def llama_run(runs_dir, docker_engine):
     """Two demo tasks as the server answers by default: without `tool_choice` the tools are not
     shown to the model, so its turns are plain text, which the loop nudges."""
     return evalkit_run(
-        runs_dir, runs_dir / "evalkit.toml", RUN_ID, "smollm2", TASKS, "--max-turns", "6", "--wall-time", "120"
+        runs_dir, runs_dir / "evalkit.toml", RUN_ID, "smollm2", TASKS, "--max-turns", "6", "--wall-time", "300"
     )
 
 
@@ -167,7 +167,7 @@ def llama_tools_run(llama_run, runs_dir, docker_engine):
     the context (minutes on 2 cores) and holds the single-threaded server after the client gave up."""
     return evalkit_run(
         runs_dir, runs_dir / "evalkit.toml", TOOLS_RUN_ID, "smollm2-tools", TASKS[1:],
-        "--max-turns", "4", "--wall-time", "60",
+        "--max-turns", "4", "--wall-time", "180",
     )  # fmt: skip
 
 

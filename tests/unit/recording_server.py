@@ -55,8 +55,10 @@ class Received:
 
 
 class RecordingServer(ScenarioServer):
-    def __init__(self, scenarios: dict[str, list[dict] | Callable[[dict], dict]]) -> None:
-        super().__init__()
+    def __init__(
+        self, scenarios: dict[str, list[dict] | Callable[[dict], dict]], models: list[str] | None = None
+    ) -> None:
+        super().__init__(models)
         self.scenarios = scenarios
         self.received: list[Received] = []
         self.in_flight = 0

@@ -61,3 +61,35 @@ def test_gather_from_an_unreachable_url_or_a_plain_folder_is_one_line(tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1
     result = evalkit("gather", tmp_path, "--out", tmp_path / "suite")
     assert result.returncode == 2 and "not a git repository" in result.stderr
+
+
+def test_a_refused_endpoint_stops_the_run_at_once_with_one_line_and_no_run_folder(tmp_path):
+    import socket
+    import time
+
+    from toy import write_toy_suite
+
+    suite = write_toy_suite(tmp_path)
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    started = time.monotonic()
+    result = evalkit("run", "--suite", suite, "--model", "foo", "--base-url", url, "--out", tmp_path / "runs")
+    took = time.monotonic() - started
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"error: model `foo` at {url}: connection refused; is the server running? (--no-preflight skips this check)"
+    ]
+    assert not (tmp_path / "runs").exists()
+    assert took < 10, took  # a user-visible bound, generous for a loaded machine (the check itself: well under 1 s)
+
+
+def test_retry_errors_needs_an_existing_run(tmp_path):
+    from toy import write_toy_suite
+
+    suite = write_toy_suite(tmp_path)
+    result = evalkit("run", "--suite", suite, "--model", "null", "--retry-errors", "--out", tmp_path / "runs")
+    assert result.returncode == 2 and "--retry-errors needs --run-id" in result.stderr
+    result = evalkit("run", "--suite", suite, "-m", "null", "--retry-errors", "--run-id", "nope", "--out", tmp_path)
+    assert result.returncode == 2 and "--retry-errors: no run `nope`" in result.stderr
+    assert not (tmp_path / "nope").exists()

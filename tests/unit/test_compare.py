@@ -22,6 +22,7 @@ from evalkit.scoring.composite import Weights, composite
 from evalkit.scoring.efficiency import EfficiencyScore
 from evalkit.scoring.interaction import InteractionScore
 from evalkit.scoring.quality import QualityScore
+from evalkit.tasks import SkippedTask
 
 TASKS = [f"t{i:02d}" for i in range(40)]
 BASE_RESOLVED = set(TASKS[:30])
@@ -104,10 +105,12 @@ def write_run(
     samples: int = 1,
     run_seed: int = 0,
     weights: Weights | None = None,
+    skipped: tuple[str, ...] = (),
 ):
     """A scored run folder: run.json, results.jsonl and scores.jsonl (as `evalkit run` leaves them);
-    `resolved` maps each model to the tasks it resolves (every sample)."""
+    `resolved` maps each model to the tasks it resolves (every sample); `skipped` tasks did not load."""
     weights = weights or Weights()
+    tasks = [t for t in TASKS if t not in skipped]
     store = RunStore(root / run_id)
     store.open()
     store.write_manifest(
@@ -115,7 +118,8 @@ def write_run(
             run_id=run_id,
             suite=suite,
             suite_path=f"tasks/{suite}",
-            tasks=TASKS,
+            tasks=tasks,
+            skipped_tasks=[SkippedTask(task=t, file=f"tasks/{suite}/{t}/task.toml", reason="bad") for t in skipped],
             models={model: {"model": model} for model in resolved},
             samples=samples,
             created_at="2025-01-01T00:00:00+00:00",
@@ -124,7 +128,7 @@ def write_run(
     )
     rows = []
     for model, solved in resolved.items():
-        for task in TASKS:
+        for task in tasks:
             for sample in range(samples):
                 record = AttemptRecord(
                     run_id=run_id,
@@ -298,10 +302,11 @@ def test_an_improvement_is_reported_as_such():
     assert result.axis("resolved").verdict == "improvement" and result.exit_code == 0
 
 
-def test_unpaired_attempts_and_harness_failures_are_counted_and_left_out():
+@pytest.mark.parametrize("error", ["sandbox_error", "endpoint_error"])
+def test_unpaired_attempts_and_errored_attempts_are_counted_and_left_out(error):
     base = frame({(t, s): True for t in TASKS[:10] for s in range(2)})
     new = frame({(t, s): True for t in TASKS[2:12] for s in range(2)})
-    new.loc[new["task_id"] == "t05", "stop_reason"] = "sandbox_error"
+    new.loc[new["task_id"] == "t05", "stop_reason"] = error
     new.loc[new["task_id"] == "t05", "resolved"] = False
     result = compare(base, new)
     assert (result.unpaired_base, result.unpaired_new, result.harness_failures) == (4, 4, 2)
@@ -348,6 +353,26 @@ def test_runs_of_different_suites_are_refused(tmp_path):
     assert "\n" not in str(raised.value)
     with pytest.raises(EvalkitError, match="same suite"):
         compare(frame({("a", 0): True}), frame({("a", 0): True}), new_suite="shop")
+
+
+def test_runs_whose_suites_loaded_different_tasks_are_refused_unless_a_subset_is_allowed(tmp_path):
+    base = write_run(tmp_path, "base", {"m": BASE_RESOLVED}, skipped=("t39",))
+    new = write_run(tmp_path, "new", {"m": PLANTED}, skipped=("t00", "t01"))
+    with pytest.raises(EvalkitError) as raised:
+        run_command(base, new, tmp_path)
+    message = str(raised.value)
+    assert "\n" not in message and "loaded different tasks of suite `demo`" in message
+    assert "(missing in the new run: t00, t01; missing in the base run: t39)" in message
+    assert "pass --allow-subset to compare the 37 tasks both loaded" in message
+
+    out = tmp_path / "compare.json"
+    code, text = run_command(base, new, tmp_path, json_out=out, allow_subset=True)
+    note = "--allow-subset: compared on the tasks both runs loaded; left out, loaded only by the base run: t00, t01"
+    assert f"{note}; only by the new run: t39" in " ".join(text.split())
+    result = json.loads(out.read_text())
+    assert (result["tasks"], result["pairs"], result["unpaired_base"], result["unpaired_new"]) == (37, 37, 0, 0)
+    assert (result["tasks_only_base"], result["tasks_only_new"]) == (["t00", "t01"], ["t39"])
+    assert code == 1  # t02..t13 still lost: a regression on the shared tasks
 
 
 def test_a_missing_folder_or_results_file_is_refused(tmp_path):

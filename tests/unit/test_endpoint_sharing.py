@@ -5,6 +5,7 @@ import re
 import threading
 import time
 
+import pytest
 from recording_server import RecordingServer
 
 from evalkit.models.backoff import EndpointRegistry
@@ -146,3 +147,33 @@ def test_the_live_display_shows_requests_in_flight_waiting_and_a_429_hold_off():
         assert sum("rate-limited (429)" in line for line in lines) == 1, lines
         for client in pair + [first, second]:
             client.close()
+
+
+def test_failures_show_live_with_their_reason_and_without_a_terminal_once_per_reason_change():
+    from rich.console import Console
+
+    from evalkit.models.client import EndpointError
+    from evalkit.runs.display import RunDisplay
+
+    boom = {"status": 500, "body": {"error": {"message": "boom"}}}
+    loading = {"status": 503, "body": {"error": {"message": "loading"}}}
+    with RecordingServer({"down": [boom] * 6 + [loading]}) as server:
+        registry = EndpointRegistry()
+        printed = Console(width=200, record=True, force_terminal=False)
+        (client,) = clients(server.url("down"), registry, n=1, max_retries=2)
+        with RunDisplay(printed, 2, ["c0"], registry) as display:
+            for _ in range(2):  # two attempts' requests, 6 failures for one reason
+                with pytest.raises(EndpointError):
+                    client.complete(USER, [], time.monotonic() + 30)
+            status = client.endpoint_status()
+            assert status["retries"] == {"server_error": 4} and status["gave_up"] == 2
+            assert status["last_failure"] == "server_error (HTTP 500): boom"
+            text = _rendered(display)
+            assert "4 retries (server_error ×4), 2 gave up (endpoint_error); last: server_error (HTTP 500): " in text
+            with pytest.raises(EndpointError):  # the server now answers 503
+                client.complete(USER, [], time.monotonic() + 30)
+        client.close()
+    lines = [line for line in printed.export_text().splitlines() if "failing" in line]
+    assert len(lines) == 2, lines  # a line when the reason changed (500 → 503), not one per failed request
+    assert lines[0].startswith(f"m @ {server.url('down')}: failing, 1 retry (server_error ×1); last: server_error")
+    assert "server_error (HTTP 503): loading" in lines[1]

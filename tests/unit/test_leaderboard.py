@@ -33,6 +33,7 @@ from evalkit.report.html import (
 from evalkit.runs.store import AttemptRecord, RunManifest, RunStore
 from evalkit.scoring.attempt_scores import ScoringSettings
 from evalkit.scoring.run_scores import run_tasks, score_run
+from evalkit.tasks import SkippedTask
 
 PAYLOAD = "</script><script>window.pwned=1</script>"
 IMG = '<img src=x onerror="window.pwned=2">'
@@ -48,7 +49,7 @@ def write_attempt(store: RunStore, task, model: str, endpoint_model: str, sample
     tool_output = kind.get("tool_output", "3 passed")
     final = kind.get("final", "Added power to calc/__init__.py.")
     stop, error = kind.get("stop", "submitted"), kind.get("error")
-    trajectory = f"trajectories/{task.id}__{abs(hash(model)) % 10_000}__{sample}.jsonl"
+    trajectory = f"trajectories/{task.id}__{hashlib.sha256(model.encode()).hexdigest()[:12]}__{sample}.jsonl"
     call = {
         "id": "c1",
         "type": "function",
@@ -99,6 +100,14 @@ def write_attempt(store: RunStore, task, model: str, endpoint_model: str, sample
             pass_to_pass={"passed": p2p, "failed": []},
         )
     )
+
+
+def two_task_suite(toy_suite_dir: Path, root: Path) -> Path:
+    """A copy of the toy suite under `root` with its task twice (TASKS)."""
+    suite = root / "suite"
+    shutil.copytree(toy_suite_dir, suite)
+    shutil.copytree(suite / "calc-power", suite / "calc-power-again")
+    return suite
 
 
 def make_run(root: Path, suite_dir: Path, run_id: str, plan: dict[str, tuple[str, list]], samples: int) -> Path:
@@ -213,11 +222,13 @@ def test_each_row_has_the_figures_of_its_runs_summary_json(runs):
             assert row[key] == entry[key], (row["label"], key)
         assert row["errors"] == entry["errors"]
         cost = entry["cost_usd"]
-        assert row["cost_per_attempt"] == (None if cost is None else pytest.approx(cost / entry["attempts"], abs=1e-6))
+        scored = entry["scored_attempts"]  # errored attempts are in no figure, cost included
+        assert row["cost_per_attempt"] == (None if cost is None else pytest.approx(cost / scored, abs=1e-6))
     assert rows["gpt-4o-mini"]["resolved_rate"]["mean"] == 0.25  # task 1: 1 of 2, task 2: 0 of 2
     assert rows["gpt-4o-mini"]["pass_at_k"]["2"] == 0.5
     assert rows[EVIL]["cost_per_task"] is None and rows[EVIL]["cost_per_attempt"] is None  # no price
-    assert rows["flaky"]["errors"] == 3
+    assert rows["flaky"]["errors"] == 3 and rows["flaky"]["error_kinds"] == {"endpoint_error": 3}
+    assert (rows["flaky"]["attempts"], rows["flaky"]["scored_attempts"], rows["flaky"]["tasks"]) == (4, 1, 1)
 
 
 def test_a_model_in_two_runs_of_a_suite_has_a_row_per_run(runs):
@@ -405,6 +416,31 @@ def test_runs_of_two_suites_get_a_section_each(runs, tmp_path):
     assert [s["name"] for s in suites] == ["toy", "other-suite"]
     assert [row["label"] for row in suites[1]["models"]] == ["gpt-4o"]  # one run of that suite: no run id
     assert [a[0] for s in suites for a in s["attempts"]] == list(range(17))  # numbered across suites
+
+
+def test_a_run_with_skipped_tasks_says_how_many_loaded_in_its_summary_and_on_the_page(runs, tmp_path):
+    partial = tmp_path / "partial"
+    shutil.copytree(runs["b"], partial)
+    store = RunStore(partial)
+    skipped = SkippedTask(task="calc-broken", file="suite/calc-broken/task.toml", reason="unknown key `timeout`")
+    manifest = store.read_manifest()
+    store.write_manifest(manifest.model_copy(update={"run_id": "partial", "skipped_tasks": [skipped]}))
+    score_run(store, run_tasks(store), ScoringSettings())
+    summary = json.loads((partial / "summary.json").read_text())
+    assert (summary["tasks_loaded"], summary["tasks_total"]) == (2, 3)
+    assert summary["skipped_tasks"] == [skipped.model_dump()]
+
+    write_leaderboard([runs["a"], partial], tmp_path / "out")
+    data = json.loads((tmp_path / "out" / "leaderboard.json").read_text())
+    (suite,) = data["suites"]
+    assert suite["loading"] == [
+        {"runs": ["a"], "loaded": 2, "total": 2, "skipped": []},
+        {"runs": ["partial"], "loaded": 2, "total": 3, "skipped": [skipped.model_dump()]},
+    ]
+    loaded = [(r["run_id"], r["tasks_loaded"], r["tasks_total"]) for r in data["runs"]]
+    assert loaded == [("a", 2, 2), ("partial", 2, 3)]
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert "suite/calc-broken/task.toml" in page and "skippedTasks(suite)" in page
 
 
 def test_folders_that_are_not_scored_runs(runs, tmp_path):

@@ -15,8 +15,8 @@ def client(toy_task):
         yield openai.OpenAI(base_url=server.base_url, api_key="not-needed", max_retries=0)
 
 
-def ask(client, model, messages):
-    return client.chat.completions.create(model=model, messages=messages, tools=TOOL_SCHEMAS)
+def ask(client, model, messages, tools=TOOL_SCHEMAS):
+    return client.chat.completions.create(model=model, messages=messages, tools=tools)
 
 
 def test_models_endpoint_lists_the_policies(client):
@@ -47,6 +47,29 @@ def test_oracle_edits_with_the_agents_tools_then_submits(client, toy_task):
         messages.append({"role": "tool", "tool_call_id": call.id, "content": "Edited."})
     assert names == ["edit", "submit"]
     assert "calc/__init__.py" in arguments["summary"]
+
+
+def test_oracle_offered_bash_write_file_and_submit_never_calls_edit(client, toy_task):
+    offered = [schema for schema in TOOL_SCHEMAS if schema["function"]["name"] in {"bash", "write_file", "submit"}]
+    messages = [{"role": "user", "content": toy_task.prompt}]
+    names = []
+    while "submit" not in names and len(names) < 5:
+        message = ask(client, "oracle", messages, offered).choices[0].message
+        names += [call.function.name for call in message.tool_calls]
+        messages.append(message.model_dump(exclude_none=True))
+        messages += [{"role": "tool", "tool_call_id": call.id, "content": "ok"} for call in message.tool_calls]
+    assert names == ["write_file", "bash", "submit"]  # the patch written, then `git apply`
+
+
+def test_oracle_asked_without_tools_answers_in_text(client, toy_task):
+    reply = client.chat.completions.create(model="oracle", messages=[{"role": "user", "content": toy_task.prompt}])
+    message = reply.choices[0].message
+    assert not message.tool_calls and "cannot make this change" in message.content
+
+
+def test_a_malformed_tools_list_is_a_400(client):
+    with pytest.raises(openai.BadRequestError, match="tools"):
+        client.chat.completions.create(model="oracle", messages=[{"role": "user", "content": "hi"}], tools=[{"x": 1}])
 
 
 def test_oracle_says_so_when_it_does_not_know_the_task(client):

@@ -1,7 +1,9 @@
 import json
 
 import pytest
+from rich.console import Console
 
+from evalkit.cli.evaluate import evaluation_table
 from evalkit.errors import EvalkitError
 from evalkit.scoring.correctness import CorrectnessResult
 from evalkit.scoring.predictions import load_predictions, summary_report
@@ -37,3 +39,19 @@ def test_summary_separates_resolved_unresolved_empty_and_errors():
     assert report["empty_patch_ids"] == ["empty"]
     assert report["error_ids"] == ["broken"]
     assert report["submitted_instances"] == 5 and report["unknown_instance_ids"] == ["ghost"]
+
+
+def test_evaluation_summary_shows_empty_patches_beside_the_other_outcomes():
+    results = {
+        "ok": CorrectnessResult(task_id="ok", resolved=True, patch_applied=True),
+        "bad": CorrectnessResult(task_id="bad", patch_applied=False),
+        "empty-1": CorrectnessResult(task_id="empty-1", patch_empty=True, patch_applied=True),
+        "empty-2": CorrectnessResult(task_id="empty-2", patch_empty=True, patch_applied=True),
+        "broken": CorrectnessResult(task_id="broken", error="test_patch does not apply"),
+    }
+    console = Console(width=120, record=True)
+    console.print(evaluation_table("evaluation t", {"m": summary_report(results, unknown=["ghost"])}))
+    header, _, row = console.export_text().splitlines()[1:4]
+    columns = ["model", "instances", "resolved", "unresolved", "empty patch", "errors", "not applied"]
+    assert header.split("  ") == columns
+    assert row.split() == ["m", "5", "1", "1", "2", "1", "1"]  # an error is not also "not applied"

@@ -10,7 +10,7 @@ from evalkit.models.endpoint import ModelSpec, Sampling, resolve_model
 from evalkit.runs.orchestrate import LimitOverrides, open_run
 from evalkit.runs.resume import RunArgs, model_specs, resume_args, resume_command, run_options
 from evalkit.runs.store import RunManifest, RunOptions, RunStore
-from evalkit.tasks import Suite
+from evalkit.tasks import SkippedTask, Suite
 
 RUN_DIR = Path("reports/runs/r1")
 NOW = "2026-01-01T00:00:00+00:00"
@@ -105,6 +105,31 @@ def test_a_run_from_before_budgets_were_recorded_takes_the_budgets_given(tmp_pat
 def test_the_resume_command_is_one_that_works():
     assert resume_command("r1", Path("reports/runs")) == "evalkit run --run-id r1"
     assert resume_command("r1", Path("/tmp/my runs")) == "evalkit run --run-id r1 --out '/tmp/my runs'"
+    retry = resume_command("r1", Path("/tmp/x"), "--retry-errors")
+    assert retry == "evalkit run --run-id r1 --retry-errors --out /tmp/x"
+
+
+def test_skip_invalid_is_recorded_and_carried_by_a_resume(tmp_path):
+    """A run started with --skip-invalid resumes by its id alone, whose suite still has a bad task."""
+    started = asked(["null"], skip_invalid=True)
+    assert run_options(started, ["a"]).skip_invalid is True
+    assert resume_args(asked(), {"run_id"}, manifest(tmp_path, skip_invalid=True), RUN_DIR).skip_invalid
+    assert not resume_args(asked(), {"run_id"}, manifest(tmp_path), RUN_DIR).skip_invalid
+    skipped = [SkippedTask(task="d", file="d/task.toml", reason="unknown key")]
+    before_options = manifest(tmp_path).model_copy(update={"skipped_tasks": skipped})
+    assert resume_args(asked(), {"run_id"}, before_options, RUN_DIR).skip_invalid  # it skipped, so it was asked
+
+
+def test_retry_errors_lets_a_model_move_its_endpoint_and_nothing_else(tmp_path):
+    moved = qwen(base_url="http://127.0.0.1:9000/v1", api_key_env="OTHER_KEY")
+    args = resume_args(asked(["qwen"], retry_errors=True), {"model", "retry_errors"}, manifest(tmp_path), RUN_DIR)
+    assert model_specs(args, resolve=lambda name: moved) == [moved]
+    with pytest.raises(EvalkitError, match=r"^--model qwen: `temperature` is 0.7 now, 0.0 in run `r1`"):
+        model_specs(args, resolve=lambda name: moved.model_copy(update={"sampling": Sampling(temperature=0.7)}))
+    plain = resume_args(asked(["qwen"]), {"model"}, manifest(tmp_path), RUN_DIR)
+    hint = r"`api_key_env` .*same settings \(with --retry-errors the endpoint may move\)"
+    with pytest.raises(EvalkitError, match=hint):
+        model_specs(plain, resolve=lambda name: moved)
 
 
 def test_reopening_a_run_keeps_every_task_chosen_and_refuses_another_suite(tmp_path, toy_task):

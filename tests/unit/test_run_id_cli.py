@@ -1,15 +1,19 @@
 """The CLI on run ids: a bad `--run-id` writes nothing, a run id alone resumes (or says why it
-cannot), options that disagree with run.json are refused, and every command taking a run folder
-takes a run id. None of these reach the Docker engine."""
+cannot: --skip-invalid as recorded, the endpoints checked first), options that disagree with
+run.json are refused, and every command taking a run folder takes a run id. None of these reach
+the Docker engine."""
 
 import json
+import socket
 import subprocess
 
 import pytest
 from conftest import DEMO_SUITE, EVALKIT
+from toy import write_toy_suite
 
-from evalkit.models.endpoint import resolve_model
-from evalkit.runs.store import RunManifest, RunStore
+from evalkit.models.endpoint import ModelSpec, resolve_model
+from evalkit.runs.store import RunManifest, RunOptions, RunStore
+from evalkit.tasks import load_suite
 
 NOW = "2026-01-01T00:00:00+00:00"
 
@@ -104,3 +108,30 @@ def test_commands_taking_a_run_folder_take_its_id(workdir, recorded_run):
         (["report", "r1"], "reports/runs/r1: no finished attempt yet"),
     ):
         one_line_error(evalkit(workdir, *args), words)
+
+
+def test_a_run_id_alone_skips_as_the_run_did_and_checks_its_endpoints_before_writing(workdir):
+    """run.json records --skip-invalid and a model whose server is gone: `run --run-id r2
+    --retry-errors` loads the suite as the run did (the bad task skipped, not fatal), then the
+    preflight stops it in one line, run.json untouched."""
+    suite = write_toy_suite(workdir / "suite")
+    (suite / "broken").mkdir()
+    (suite / "broken" / "task.toml").write_text('prompt = "x"\nrepo = "calc"\nnot_a_key = 1\n')
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    store = RunStore(workdir / "reports" / "runs" / "r2")
+    store.open()
+    store.write_manifest(
+        RunManifest(run_id="r2", suite=load_suite(suite).name, suite_path=str(suite), tasks=["calc-power"],
+                    models={"gone": ModelSpec(name="gone", model="m", base_url=url).public()}, samples=1,
+                    created_at=NOW, updated_at=NOW, options=RunOptions(skip_invalid=True))
+    )  # fmt: skip
+    before = (store.dir / "run.json").read_text()
+    result = evalkit(workdir, "run", "--run-id", "r2", "--retry-errors")
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert lines[0].startswith("skipped ") and "broken" in lines[0], lines
+    refused = f"error: model `gone` at {url}: connection refused; is the server running? (--no-preflight skips"
+    assert lines[-1] == refused + " this check)"
+    assert (store.dir / "run.json").read_text() == before

@@ -1,11 +1,18 @@
 """A run's results survive a kill: rows are whole lines, a half-written last line is dropped when
-the run reopens, and resuming plans exactly the attempts not finished (harness failures again)."""
+the run reopens, and resuming plans exactly the attempts not finished (harness failures again,
+endpoint errors too with --retry-errors); the latest row of an attempt wins. run.json records the
+suite's tasks that did not load."""
+
+import json
 
 import pytest
 
 from evalkit.errors import EvalkitError
-from evalkit.runs.orchestrate import plan_attempts
+from evalkit.models.endpoint import ModelSpec
+from evalkit.runs.display import skipped_tasks_lines
+from evalkit.runs.orchestrate import open_run, plan_attempts
 from evalkit.runs.store import AttemptRecord, RunStore
+from evalkit.tasks import SkippedTask, Suite
 
 
 def record(task, model="m", sample=0, stop="submitted", resolved=True):
@@ -37,6 +44,24 @@ def test_harness_failures_are_attempted_again_and_the_last_row_wins(tmp_path):
     assert len(store.records()) == 2
 
 
+def test_retry_errors_plans_endpoint_errors_too_and_the_latest_row_wins(tmp_path):
+    store = RunStore(tmp_path / "r")
+    store.open()
+    store.append(record("a", stop="endpoint_error", resolved=False))
+    store.append(record("b", stop="sandbox_error", resolved=False))
+    store.append(record("c"))
+    assert store.finished_keys() == {("a", "m", 0), ("c", "m", 0)}  # a plain resume keeps endpoint errors
+    assert store.finished_keys(retry_errors=True) == {("c", "m", 0)}
+    assert store.errored_keys() == {("a", "m", 0), ("b", "m", 0)}
+    store.append(record("a", stop="submitted", resolved=True))  # the retry succeeded
+    store.append(record("b", stop="endpoint_error", resolved=False))  # this one failed again
+    latest = {r.task_id: r for r in store.records()}
+    assert (latest["a"].stop_reason, latest["a"].resolved, latest["a"].errored) == ("submitted", True, False)
+    assert latest["b"].stop_reason == "endpoint_error" and latest["b"].errored
+    assert store.errored_keys() == {("b", "m", 0)}
+    assert len(store.results_path.read_text().splitlines()) == 5  # appended, never rewritten
+
+
 def test_plan_skips_finished_attempts_and_interleaves_models(demo_suite):
     tasks = demo_suite.tasks[:2]
     done = {(tasks[0].id, "oracle", 0)}
@@ -52,3 +77,35 @@ def test_a_file_that_is_not_a_results_file_is_refused(tmp_path):
     store.results_path.write_text("task,model\n")
     with pytest.raises(EvalkitError, match="not an evalkit results file"):
         store.records()
+
+
+def test_run_json_records_the_suites_skipped_tasks_until_they_load(tmp_path, demo_suite):
+    broken = SkippedTask(task=demo_suite.tasks[0].id, file="demo/x/task.toml", reason="unknown key `timeout`")
+    other = SkippedTask(task="gone", file="demo/gone/task.toml", reason="not valid TOML")
+    first = Suite(name="demo", path=tmp_path, tasks=demo_suite.tasks[1:], skipped=[broken, other])
+    store = RunStore(tmp_path / "r")
+    spec = ModelSpec(name="oracle", model="oracle", builtin="oracle")
+    open_run(store, "r", first, tmp_path, [spec], samples=1)
+    manifest = store.read_manifest()
+    assert manifest.tasks == [t.id for t in demo_suite.tasks[1:]] and manifest.skipped_tasks == [broken, other]
+    on_disk = json.loads((store.dir / "run.json").read_text())["skipped_tasks"]
+    assert on_disk[0] == {"task": broken.task, "file": "demo/x/task.toml", "reason": "unknown key `timeout`"}
+
+    fixed = Suite(name="demo", path=tmp_path, tasks=demo_suite.tasks, skipped=[other])  # resumed after a fix
+    open_run(store, "r", fixed, tmp_path, [spec], samples=1)
+    manifest = store.read_manifest()
+    assert len(manifest.tasks) == len(demo_suite.tasks) and manifest.skipped_tasks == [other]
+
+
+def test_the_terminal_summary_names_each_skipped_task_and_the_count():
+    summary = {
+        "tasks_loaded": 7,
+        "tasks_total": 8,
+        "skipped_tasks": [{"task": "b", "file": "demo/b/task.toml", "reason": "unknown key `timeout`"}],
+    }
+    assert skipped_tasks_lines(summary) == [
+        "7 of 8 tasks of the suite loaded; not run:",
+        "  demo/b/task.toml: unknown key `timeout`",
+    ]
+    assert skipped_tasks_lines({"tasks_loaded": 8, "tasks_total": 8, "skipped_tasks": []}) == []
+    assert skipped_tasks_lines({}) == []  # a summary.json from before skipped tasks were recorded

@@ -6,6 +6,8 @@ import subprocess
 import openai
 from conftest import DEMO_SUITE, EVALKIT
 
+from evalkit.agent import TOOL_SCHEMAS
+
 
 def test_serve_oracle_answers_the_sdk_and_stops_on_ctrl_c(demo_suite):
     proc = subprocess.Popen(
@@ -20,7 +22,8 @@ def test_serve_oracle_answers_the_sdk_and_stops_on_ctrl_c(demo_suite):
         client = openai.OpenAI(base_url=base_url, api_key="x", max_retries=0)
         assert [m.id for m in client.models.list()] == ["oracle"]
         task = demo_suite.tasks[0]
-        reply = client.chat.completions.create(model="oracle", messages=[{"role": "user", "content": task.prompt}])
+        messages = [{"role": "user", "content": task.prompt}]
+        reply = client.chat.completions.create(model="oracle", messages=messages, tools=TOOL_SCHEMAS)
         assert reply.choices[0].message.tool_calls[0].function.name in {"edit", "write_file"}
     finally:
         proc.send_signal(signal.SIGINT)

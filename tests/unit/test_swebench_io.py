@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import DEMO_SUITE
 from rich.console import Console
 
 from evalkit.errors import EvalkitError
+from evalkit.sandbox.workspace import build_workspace
 from evalkit.stats.commands import export_command, import_command
 from evalkit.tasks import load_suite
 from evalkit.tasks.swebench import (
@@ -88,7 +90,7 @@ def test_round_trip_csv_import_export_equals_the_original(verified_rows, csv_row
     # ...and through a suite folder on disk, and a JSONL file.
     write_suite(tmp_path / "suite", "verified", "round trip", tasks)
     reloaded = load_suite(tmp_path / "suite")
-    assert not reloaded.errors
+    assert not reloaded.skipped
     by_id = {t.id: t for t in reloaded.tasks}
     again = export_swebench([by_id[t.id] for t in tasks])
     written = write_swebench(again, tmp_path / "rows.jsonl")
@@ -204,7 +206,60 @@ def test_snapshot_tasks_export_with_an_empty_base_commit_and_a_note(demo_suite):
     assert [r["base_commit"] for r in rows] == [""] * len(demo_suite.tasks)
     assert [json.loads(r["FAIL_TO_PASS"]) for r in rows] == [t.tests.fail_to_pass for t in demo_suite.tasks]
     notes = export_notes(demo_suite.tasks)
-    assert len(notes) == len(demo_suite.tasks) and all("empty base_commit" in n for n in notes)
+    assert len(notes) == len(demo_suite.tasks) and all("empty base_commit (--repo-dir DIR" in n for n in notes)
+
+
+def test_a_snapshot_suite_round_trips_through_export_and_import_with_repo_dir(demo_suite, tmp_path):
+    console, out, err_console, err = consoles()
+    rows, repos = tmp_path / "rows.jsonl", tmp_path / "repos"
+    assert export_command(DEMO_SUITE, "swebench", rows, console, err_console, repo_dir=repos) == 0
+    assert sorted(p.name for p in repos.iterdir()) == ["kvstore", "ledger"]
+    assert "import with `evalkit tasks import swebench FILE --out SUITE --repo-dir" in " ".join(err.getvalue().split())
+    exported = [json.loads(line) for line in rows.read_text().splitlines()]
+    assert all(len(row["base_commit"]) == 40 for row in exported)
+
+    console, out, err_console, err = consoles()
+    assert import_command(str(rows), tmp_path / "suite", repos, console, err_console) == 0
+    assert err.getvalue() == ""
+    imported = load_suite(tmp_path / "suite")
+    assert not imported.skipped
+    by_id = {task.id: task for task in imported.tasks}
+    workspaces = {}
+    for task in demo_suite.tasks:
+        back = by_id[task.id]
+        for field in ("prompt", "repo", "patch", "test_patch", "tests"):
+            assert getattr(back, field) == getattr(task, field), (task.id, field)
+        assert back.source.git == str((repos / task.repo).resolve())
+        if task.repo not in workspaces:  # the imported workspace is the snapshot's, commit for commit
+            workspaces[task.repo] = build_workspace(task.source).base_commit
+        assert back.source.base_commit == workspaces[task.repo]
+        assert build_workspace(back.source, repo_cache=tmp_path / "cache").base_commit == back.source.base_commit
+
+    console, out, err_console, err = consoles()  # a second export adds nothing and names the same commits
+    assert export_command(DEMO_SUITE, "swebench", tmp_path / "again.jsonl", console, err_console, repo_dir=repos) == 0
+    assert (tmp_path / "again.jsonl").read_text() == rows.read_text()
+
+
+def test_rows_of_a_snapshot_suite_exported_without_repo_dir_say_how_to_import_them(tmp_path):
+    console, out, err_console, err = consoles()
+    assert export_command(DEMO_SUITE, "swebench", tmp_path / "rows.jsonl", console, err_console) == 0
+    console, out, err_console, err = consoles()
+    assert import_command(str(tmp_path / "rows.jsonl"), tmp_path / "suite", None, console, err_console) == 1
+    notes = err.getvalue().splitlines()
+    assert notes[0] == (
+        "note kvstore-auto-compact: empty base_commit (rows exported from a snapshot suite name their commits "
+        "with `tasks export --repo-dir`); not importable as a task"
+    )
+
+
+def test_imported_problem_statements_over_the_prompt_limit_raise_the_suites_limit(verified_rows, tmp_path):
+    rows = [{**verified_rows[0], "problem_statement": "x" * 25_000}, verified_rows[1]]
+    write_swebench(rows, tmp_path / "rows.jsonl")
+    console, out, err_console, err = consoles()
+    assert import_command(str(tmp_path / "rows.jsonl"), tmp_path / "suite", None, console, err_console) == 0
+    assert "1 problem statement(s) longer than 20,000 characters (longest 25,000)" in err.getvalue()
+    suite = load_suite(tmp_path / "suite")
+    assert len(suite.tasks) == 2 and suite.max_prompt_chars == 25_000
 
 
 def consoles() -> tuple[Console, io.StringIO, Console, io.StringIO]:
@@ -216,7 +271,7 @@ def test_import_then_export_commands(tmp_path, csv_rows):
     console, out, err_console, err = consoles()
     suite = tmp_path / "verified"
     assert import_command(str(VERIFIED_CSV), suite, None, console, err_console) == 0
-    assert "wrote 50 task(s)" in out.getvalue()
+    assert "wrote 50 tasks" in out.getvalue()
     assert len(load_suite(suite).tasks) == 50
 
     console, out, err_console, err = consoles()

@@ -40,7 +40,7 @@ def suite_dir(tmp_path):
 def test_folder_suite_loads_task_with_patches_and_defaults(suite_dir):
     make_task(suite_dir, "toy-one")
     suite = load_suite(suite_dir)
-    assert not suite.errors
+    assert not suite.skipped
     (task,) = suite.tasks
     assert task.id == "toy-one"
     assert task.patch == DIFF and task.test_patch == DIFF
@@ -49,7 +49,7 @@ def test_folder_suite_loads_task_with_patches_and_defaults(suite_dir):
     assert task.limits.network is False
 
 
-def test_bad_tasks_give_one_line_each_and_the_rest_still_load(suite_dir):
+def test_bad_tasks_give_one_line_each_naming_the_file_and_the_rest_still_load(suite_dir):
     make_task(suite_dir, "good")
     make_task(
         suite_dir, "no-f2p", GOOD_TOML.replace('fail_to_pass = ["tests/test_x.py::test_new"]', "fail_to_pass = []")
@@ -59,18 +59,85 @@ def test_bad_tasks_give_one_line_each_and_the_rest_still_load(suite_dir):
     make_task(suite_dir, "no-patch", patches=False)
     suite = load_suite(suite_dir)
     assert [t.id for t in suite.tasks] == ["good"]
-    messages = {e.where.split("/")[-2]: e.problem for e in suite.errors}
-    assert set(messages) == {"no-f2p", "typo", "broken-toml", "no-patch"}
-    assert "tests.fail_to_pass" in messages["no-f2p"]
-    assert "promt" in messages["typo"] or "prompt" in messages["typo"]
-    assert "patch.diff" in messages["no-patch"]
-    assert all("\n" not in str(e) and "task.toml" in str(e) for e in suite.errors)
+    assert suite.total == 5
+    skipped = {s.task: s for s in suite.skipped}
+    assert set(skipped) == {"no-f2p", "typo", "broken-toml", "no-patch"}
+    assert skipped["no-f2p"].reason == "`tests.fail_to_pass`: must not be empty"
+    assert skipped["typo"].reason.startswith("unknown key `promt` (did you mean `prompt`?); allowed: id, prompt, repo,")
+    assert "missing key `prompt`" in skipped["typo"].reason
+    assert skipped["broken-toml"].reason.startswith("not valid TOML")
+    assert skipped["no-patch"].file == str(suite_dir / "no-patch" / "patch.diff")
+    assert skipped["no-patch"].reason.startswith("missing: the reference change")
+    for name in ("no-f2p", "typo", "broken-toml"):
+        assert skipped[name].file == str(suite_dir / name / "task.toml")
+    assert all("\n" not in str(s) for s in suite.skipped)
+
+
+def test_errors_are_plain_words_not_pydantics(suite_dir):
+    make_task(suite_dir, "nested-typo", GOOD_TOML.replace("[tests]", "[tests]\ntimeout = 30"))
+    make_task(suite_dir, "not-a-number", GOOD_TOML.replace("[tests]", "[tests]\ntimeout_s = 'abc'"))
+    make_task(suite_dir, "bad-limit", GOOD_TOML + "[limits]\nmax_turns = 0\n")
+    make_task(suite_dir, "bad-id", 'id = "a b"\n' + GOOD_TOML)
+    reasons = {s.task: s.reason for s in load_suite(suite_dir).skipped}
+    assert reasons["nested-typo"] == (
+        "unknown key `tests.timeout` (did you mean `timeout_s`?); "
+        "allowed: command, framework, fail_to_pass, pass_to_pass, timeout_s"
+    )
+    assert reasons["not-a-number"] == "`tests.timeout_s`: expected a number, got 'abc'"
+    assert reasons["bad-limit"] == "`limits.max_turns`: must be more than 0, got 0"
+    assert reasons["bad-id"].startswith("`id`: 'a b' may hold only letters, digits")
+    assert not any("Input should" in r or "Extra inputs" in r for r in reasons.values())
+
+
+@pytest.mark.parametrize("name", ["task.toml", "patch.diff", "test_patch.diff"])
+def test_a_bad_byte_is_reported_against_its_own_file(suite_dir, name):
+    folder = make_task(suite_dir, "latin1")
+    path = folder / name
+    path.write_bytes(path.read_bytes().replace(b"a", b"\xe9", 1))
+    (skipped,) = load_suite(suite_dir).skipped
+    assert skipped.file == str(path)
+    assert "byte 0xe9 is not UTF-8" in skipped.reason and skipped.reason.startswith("line ")
+
+
+def test_a_duplicate_id_names_both_folders(suite_dir):
+    make_task(suite_dir, "first", 'id = "same"\n' + GOOD_TOML)
+    make_task(suite_dir, "second", 'id = "same"\n' + GOOD_TOML)
+    suite = load_suite(suite_dir)
+    assert [t.id for t in suite.tasks] == ["same"]
+    (skipped,) = suite.skipped
+    assert skipped.file == str(suite_dir / "second" / "task.toml")
+    assert str(suite_dir / "first") in skipped.reason and "kept that one" in skipped.reason
+
+
+def test_a_prompt_over_the_limit_is_a_task_error_naming_its_length(suite_dir):
+    long_prompt = "x" * 20_001
+    make_task(suite_dir, "long", GOOD_TOML.replace("Make the thing do more.", long_prompt))
+    make_task(suite_dir, "short")
+    suite = load_suite(suite_dir)
+    assert [t.id for t in suite.tasks] == ["short"]
+    (skipped,) = suite.skipped
+    assert "task `long`: the prompt is 20,001 characters, over the limit of 20,000" in skipped.reason
+    (suite_dir / "suite.toml").write_text('name = "mine"\nmax_prompt_chars = 30000\n')
+    suite = load_suite(suite_dir)
+    assert suite.name == "mine" and suite.max_prompt_chars == 30_000
+    assert sorted(t.id for t in suite.tasks) == ["long", "short"] and not suite.skipped
+
+
+def test_a_bad_suite_toml_is_one_line_naming_it(suite_dir):
+    make_task(suite_dir, "short")
+    (suite_dir / "suite.toml").write_text("max_prompt_char = 10\n")
+    with pytest.raises(EvalkitError) as raised:
+        load_suite(suite_dir)
+    assert str(raised.value) == (
+        f"{suite_dir / 'suite.toml'}: unknown key `max_prompt_char` (did you mean `max_prompt_chars`?); "
+        "allowed: name, description, max_prompt_chars"
+    )
 
 
 def test_missing_snapshot_folder_is_named(suite_dir):
     make_task(suite_dir, "lost", GOOD_TOML.replace("../repo", "../nowhere"))
-    (error,) = load_suite(suite_dir).errors
-    assert "source.snapshot" in error.problem
+    (skipped,) = load_suite(suite_dir).skipped
+    assert skipped.reason == "`source.snapshot`: ../nowhere is not a folder"
 
 
 def swebench_row(**overrides):
@@ -94,7 +161,7 @@ def test_jsonl_suite_reads_swebench_rows_with_json_string_test_lists(tmp_path):
     rows = [swebench_row(), swebench_row(instance_id="owner__proj-2", FAIL_TO_PASS=["tests/t.py::a"])]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     suite = load_suite(path)
-    assert not suite.errors
+    assert not suite.skipped
     first, second = suite.tasks
     assert first.tests.fail_to_pass == ["tests/test_x.py::test_new"]
     assert first.source.git == "https://github.com/owner/proj" and first.source.base_commit == "a" * 40
@@ -112,15 +179,17 @@ def test_jsonl_errors_name_the_line_and_field(tmp_path):
     )
     suite = load_suite(path)
     assert len(suite.tasks) == 1
-    assert [e.where for e in suite.errors] == [f"{path}:2", f"{path}:3"]
-    assert "FAIL_TO_PASS" in suite.errors[1].problem
+    assert [s.file for s in suite.skipped] == [f"{path}:2", f"{path}:3"]
+    assert [s.task for s in suite.skipped] == ["line 2", "x-2"]
+    assert "FAIL_TO_PASS" in suite.skipped[1].reason
 
 
 def test_duplicate_ids_keep_the_first(tmp_path):
     path = tmp_path / "suite.jsonl"
     path.write_text(json.dumps(swebench_row()) + "\n" + json.dumps(swebench_row()) + "\n")
     suite = load_suite(path)
-    assert len(suite.tasks) == 1 and "twice" in suite.errors[0].problem
+    assert len(suite.tasks) == 1
+    assert suite.skipped[0].reason == "task id `owner__proj-1` is already the id of line 1; kept that one"
 
 
 def test_missing_suite_is_a_user_error(tmp_path):

@@ -2,7 +2,10 @@ import io
 import subprocess
 import tarfile
 
-from evalkit.sandbox.workspace import build_workspace
+import pytest
+
+from evalkit.errors import EvalkitError
+from evalkit.sandbox.workspace import build_workspace, write_base_repository
 from evalkit.tasks import TaskSource
 
 
@@ -53,3 +56,21 @@ def test_same_tree_gives_same_base_commit_and_caches_are_left_out(tmp_path):
     unpack(first, tmp_path / "ws")
     assert not (tmp_path / "ws" / "pkg" / "__pycache__").exists()
     assert "__pycache__/" in (tmp_path / "ws" / ".git" / "info" / "exclude").read_text()
+
+
+def test_a_base_repository_holds_the_workspaces_commit_and_takes_a_second_tree_as_a_branch(tmp_path):
+    first, second = tmp_path / "v1", tmp_path / "v2"
+    for folder, value in ((first, 1), (second, 2)):
+        folder.mkdir()
+        (folder / "lib.py").write_text(f"value = {value}\n")
+    dest = tmp_path / "repos" / "lib"
+    commit = write_base_repository(TaskSource(snapshot=first), dest)
+    assert commit == build_workspace(TaskSource(snapshot=first)).base_commit == git(dest, "rev-parse", "HEAD")
+    assert git(dest, "status", "--porcelain") == ""  # the tree is checked out, nothing left uncommitted
+    other = write_base_repository(TaskSource(snapshot=second), dest)
+    assert other == build_workspace(TaskSource(snapshot=second)).base_commit
+    assert git(dest, "rev-parse", f"base-{other[:12]}") == other
+    assert write_base_repository(TaskSource(snapshot=first), dest) == commit  # already there: unchanged
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(EvalkitError, match="exists and is not a git repository"):
+        write_base_repository(TaskSource(snapshot=first), tmp_path / "plain")

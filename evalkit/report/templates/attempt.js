@@ -1,0 +1,220 @@
+// attempt.js: one attempt's view in the dialog, its detail loaded on demand from attempts/<n>.js.
+
+// -- one attempt, loaded on demand ---------------------------------------------------------------
+const dialog = document.getElementById("attempt");
+const body = document.getElementById("attempt-body");
+const titleNode = document.getElementById("attempt-title");
+const cache = new Map();
+let wanted = null;
+
+window.__evalkitAttempt = (n, detail) => {
+  cache.set(n, detail);
+  if (n === wanted) showAttempt(detail);
+};
+
+function openAttempt(n) {
+  n = Number(n);
+  if (!Number.isInteger(n) || n < 0) return;
+  wanted = n;
+  if (!dialog.open) dialog.showModal();
+  if (location.hash !== "#attempt-" + n) history.replaceState(null, "", "#attempt-" + n);
+  if (cache.has(n)) { showAttempt(cache.get(n)); return; }
+  titleNode.textContent = "Attempt " + n;
+  body.replaceChildren(h("p", { class: "note", text: "loading attempts/" + n + ".js …" }));
+  const script = document.createElement("script");
+  script.src = "attempts/" + n + ".js";
+  script.onload = () => script.remove();
+  script.onerror = () => {
+    script.remove();
+    if (wanted === n) body.replaceChildren(h("p", { class: "fault", text: "attempts/" + n + ".js could not be loaded: is the attempts folder beside this page?" }));
+  };
+  document.head.appendChild(script);
+}
+
+document.getElementById("attempt-close").addEventListener("click", () => dialog.close());
+dialog.addEventListener("close", () => {
+  wanted = null;
+  if (location.hash.startsWith("#attempt-")) history.replaceState(null, "", location.pathname + location.search);
+});
+function fromHash() {
+  const match = /^#attempt-(\d+)$/.exec(location.hash);
+  if (match) openAttempt(Number(match[1]));
+}
+window.addEventListener("hashchange", fromHash);
+
+function showAttempt(d) {
+  titleNode.textContent = d.task_id + " · " + d.model + " · sample " + d.sample;
+  const parts = [];
+  parts.push(h("p", null,
+    h("span", { class: "badge " + d.status, text: STATUS[d.status] }),
+    d.integrity.verdict !== "clean" ? h("span", { class: "badge " + d.integrity.verdict, text: "integrity: " + d.integrity.verdict }) : null,
+    h("span", { class: "badge", title: "stop reason " + d.stop_reason, text: "stop: " + words(STOP_LABELS, d.stop_reason) }),
+    d.error ? h("span", { class: "badge e", text: "error: " + d.error }) : null,
+    h("span", { class: "meta", text: "run " + d.run_id + " · suite " + d.suite + " · attempt " + d.n })));
+  parts.push(factsLine(d.facts));
+  if (d.siblings.length > 1) {
+    parts.push(h("p", { class: "samples" }, "Samples: ", d.siblings.map(([n, sample, status, run, verdict]) => {
+      const flag = verdict === "fail" || verdict === "warn" ? verdict : null;
+      return h("button", { type: "button", class: "cell " + CELL_KIND[status],
+        "aria-current": n === d.n ? "true" : "false",
+        title: "run " + run + ", sample " + sample + ": " + STATUS[status] + (flag ? ", integrity " + flag : ""),
+        onclick: () => openAttempt(n) }, "#" + sample, flag ? h("span", { class: "flag " + flag, text: " " + FLAG_MARK }) : null);
+    })));
+  }
+  parts.push(h("h3", { text: "Prompt" }), h("pre", { class: "prompt", text: d.prompt ?? "(not recorded)" }));
+  parts.push(h("h3", { text: "Final message" }), h("pre", { class: "final", text: d.final_message ?? "(none)" }));
+  parts.push(h("h3", { text: "Scores" }), scoresView(d));
+  parts.push(h("h3", { text: "Integrity" }), integrityView(d.integrity));
+  parts.push(h("h3", { text: "Hidden tests" }), testsView(d.tests, d.test_log));
+  parts.push(h("h3", { text: "Final diff" + (d.patch_applied ? "" : " (did not apply)") }), diffView(d.patch));
+  parts.push(h("h3", { text: "Trajectory" }), trajectoryView(d));
+  body.replaceChildren(...parts);
+  dialog.scrollTop = 0;
+}
+
+// a value of the parts in words: yes/no, fractions of a budget in %, lists and counts joined
+function partValue(key, v) {
+  if (typeof v === "boolean") return v ? "yes" : "no";
+  if (Array.isArray(v)) return v.join(", ");
+  if (typeof v === "object") return Object.entries(v).map(([k, n]) => k + " × " + n).join(", ");
+  if (isNum(v) && (key.startsWith("budget_") || key === "f2p_passed" || key === "p2p_passed")) return pct(v);
+  if (isNum(v) && key === "cost_usd") return usd(v);
+  if (isNum(v) && key === "wall_s") return duration(v);
+  if (isNum(v) && !Number.isInteger(v)) return String(Number(v.toFixed(4)));
+  if (isNum(v)) return int(v);
+  return String(v);
+}
+function keyValues(object) {
+  const line = h("span", { class: "parts" });
+  for (const [k, v] of Object.entries(object || {})) {
+    if (v === null || v === undefined || (typeof v === "object" && !Object.keys(v).length)) continue;
+    const text = partValue(k, v);  // a short value never breaks from its key's line ("0.0 %")
+    put(line, h("span", { class: "part", title: k }, h("span", { class: "key", text: words(PART_LABELS, k) }), " ",
+      h("span", { class: text.length < 24 ? "value short" : "value", text })));
+  }
+  return line;
+}
+// turns, tool calls, tokens and times of the attempt, in words
+function factsLine(facts) {
+  const f = facts || {};
+  const bits = [int(f.turns) + " turn" + (f.turns === 1 ? "" : "s"), int(f.tool_calls) + " tool call" + (f.tool_calls === 1 ? "" : "s"),
+    int(f.tokens) + " tokens", duration(f.duration_s) + " in all"];
+  if (isNum(f.agent_s)) bits.push(duration(f.agent_s) + " agent");
+  if (isNum(f.model_time_s)) bits.push(duration(f.model_time_s) + " waiting for the model");
+  const retries = Object.entries(f.retries || {}).filter(([, n]) => n);
+  if (retries.length) bits.push("retries: " + retries.map(([k, n]) => k.replace(/_/g, " ") + " × " + n).join(", "));
+  const faults = Object.entries(f.faults || {}).filter(([, n]) => n);
+  if (faults.length) bits.push("faults: " + faults.map(([k, n]) => k.replace(/_/g, " ") + " × " + n).join(", "));
+  return h("p", { class: "facts meta", text: bits.join(" · ") });
+}
+function scoresView(d) {
+  if (!d.scores) return h("p", { class: "note", text: "not scored" });
+  const sc = d.scores;
+  const rows = [
+    ["correctness", sc.correctness.score, { tests_resolved: sc.correctness.tests_resolved, f2p_passed: sc.correctness.fail_to_pass,
+      p2p_passed: sc.correctness.pass_to_pass, patch_applied: sc.correctness.patch_applied }],
+    ["quality", sc.quality.score, { ...sc.quality.parts, note: sc.quality.note, new_lint: sc.quality.new_lint,
+      stray_files: sc.quality.stray_files, extra_files: sc.quality.extra_files, missed_files: sc.quality.missed_files,
+      changed_lines: sc.quality.changed_lines, reference_lines: sc.quality.reference_lines }],
+    ["efficiency", sc.efficiency.score, { ...Object.fromEntries(Object.entries(sc.efficiency.budget_used || {})
+      .map(([k, v]) => ["budget_" + k, v])), total_tokens: sc.efficiency.total_tokens,
+      cost_usd: sc.efficiency.cost_usd, turns: sc.efficiency.turns, tool_calls: sc.efficiency.tool_calls, wall_s: sc.efficiency.wall_s }],
+    ["interaction", sc.interaction.score, Object.fromEntries(Object.entries(sc.interaction.counts).filter(([, v]) => v))],
+    ["composite", sc.composite, sc.weights],
+  ];
+  if (sc.judge) rows.push(["judge", sc.judge.score, { judge: sc.judge.judge, summary: sc.judge.summary, issues: sc.judge.issues, error: sc.judge.error }]);
+  const tbody = h("tbody");
+  rows.forEach(([name, score, parts]) => put(tbody, h("tr", null, h("td", { text: words(AXIS_LABELS, name) }), h("td", { text: dec(score) }),
+    h("td", { class: "text" }, keyValues(parts)))));
+  const table = h("table", { class: "scores" }, h("thead", null, h("tr", null, h("th", { text: "axis" }), h("th", { text: "score" }),
+    h("th", { class: "text", text: "parts" }))), tbody);
+  const notes = [];
+  if (sc.did_work === false) notes.push("No work: the change was empty, did not apply, or was all put back or whitespace, so quality, efficiency, interaction and the composite are 0.");
+  if (d.integrity.verdict === "fail" && sc.correctness.tests_resolved) notes.push("The hidden tests passed, but the integrity verdict is fail: unresolved, correctness and composite 0.");
+  return h("div", null, table, notes.map((n) => h("p", { class: "note", text: n })));
+}
+// the verdict, every flag (kind, source, step, evidence as text) and the paths put back before the hidden tests
+function integrityView(report) {
+  const box = h("div", { class: "integrity" });
+  const flags = report.flags || [];
+  put(box, h("p", null, h("span", { class: "badge " + report.verdict, text: report.verdict }),
+    h("span", { class: "meta", text: flags.length + " flag(s), from " + report.from }),
+    report.verdict === "fail" ? h("span", { class: "meta", text: " · a failing kind: unresolved whatever the tests said" }) : null));
+  if (flags.length) {
+    const tbody = h("tbody");
+    flags.forEach((f) => put(tbody, h("tr", null,
+      h("td", { class: "mono", text: f.kind }), h("td", { class: "text", text: f.source }),
+      h("td", { text: f.step === null || f.step === undefined ? "—" : String(f.step) }),
+      h("td", { class: "text" }, h("pre", { class: "evidence", text: f.evidence })))));
+    put(box, h("table", { class: "flags" }, h("thead", null, h("tr", null, ["kind", "source", "step", "evidence"]
+      .map((c) => h("th", { class: c === "step" ? null : "text", text: c })))), tbody));
+  }
+  const restored = report.restored || [];
+  put(box, h("p", { class: "note", text: restored.length
+    ? "Put back to the base before the hidden tests ran (" + restored.length + "):" : "Nothing put back before the hidden tests." }));
+  if (restored.length) put(box, h("ul", { class: "tests mono" }, restored.map((path) => h("li", { text: path }))));
+  return box;
+}
+function testsView(tests, log) {
+  const box = h("div", { class: "tests" });
+  for (const [group, label] of [["fail_to_pass", "FAIL_TO_PASS"], ["pass_to_pass", "PASS_TO_PASS"]]) {
+    const result = tests[group] || { passed: [], failed: [] };
+    for (const outcome of ["failed", "passed"]) {
+      const list = result[outcome] || [];
+      const details = h("details", { open: outcome === "failed" && list.length ? "" : null },
+        h("summary", { text: label + " " + outcome + ": " + list.length }),
+        h("ul", { class: "tests mono" }, list.map((t) => h("li", { text: t }))));
+      put(box, details);
+    }
+  }
+  if (log) put(box, h("details", null, h("summary", { text: "test log" }), h("pre", { text: log })));
+  return box;
+}
+function diffView(patch) {
+  if (!patch) return h("p", { class: "note", text: "empty diff" });
+  const pre = h("pre", { class: "diff" });
+  for (const line of patch.split("\n")) {
+    let kind = "ctx";
+    if (line.startsWith("diff --git") || line.startsWith("+++ ") || line.startsWith("--- ") || line.startsWith("index ")) kind = "file";
+    else if (line.startsWith("@@")) kind = "hunk";
+    else if (line.startsWith("+")) kind = "add";
+    else if (line.startsWith("-")) kind = "del";
+    pre.appendChild(h("span", { class: kind, text: line + "\n" }));
+  }
+  return pre;
+}
+// an event's time since the attempt started ("at 1 min 5 s: ")
+const sinceStart = (t) => (isNum(t) ? "at " + duration(t) + ": " : "");
+function trajectoryView(d) {
+  const box = h("div", { class: "trajectory" });
+  if (d.trajectory_note) put(box, h("p", { class: "note", text: d.trajectory_note }));
+  for (const e of d.trajectory) {
+    if (e.kind === "message") {
+      const role = e.role || "?";
+      const item = h("div", { class: "event " + role });
+      let who = role;
+      if (e.tool) {
+        who = "tool output: " + (e.tool.name || "?") + (e.tool.exit_code !== null && e.tool.exit_code !== undefined ? " · exit " + e.tool.exit_code : "") +
+          (e.tool.truncated ? " · truncated" : "");
+      }
+      put(item, h("div", { class: "who" }, who, e.tool && e.tool.fault ? h("span", { class: "fault", text: " fault: " + e.tool.fault }) : null));
+      if (e.content !== null && e.content !== undefined && e.content !== "") put(item, h("pre", { text: e.content }));
+      for (const call of e.tool_calls || []) {
+        const args = call.args
+          ? call.args.map(([name, value]) => [h("div", { class: "arg mono", text: name }), h("pre", { class: "args", text: value })])
+          : [h("div", { class: "arg fault", text: "arguments as sent (not a JSON object)" }), h("pre", { class: "args", text: call.raw ?? "" })];
+        put(item, h("div", { class: "call" }, h("div", { class: "who", text: "tool call: " + (call.name || "?") }), args));
+      }
+      put(box, item);
+    } else if (e.kind === "model_call") {
+      put(box, h("div", { class: "event meta", text: sinceStart(e.t) + "model call, turn " + e.turn + ": " + duration(e.latency_s) + ", " +
+        int(e.tokens) + " tokens, finish " + e.finish_reason + (e.retries ? ", " + e.retries + " retries" : "") }));
+    } else if (e.kind === "stop") {
+      put(box, h("div", { class: "event meta", text: sinceStart(e.t) + "stop: " + words(STOP_LABELS, e.stop_reason) + (e.error ? " (" + e.error + ")" : "") }));
+    } else if (e.kind === "start") {
+      const limits = Object.entries(e.limits || {}).map(([k, v]) => (LIMIT_LABELS[k] ? LIMIT_LABELS[k](v) : k + " " + v));
+      put(box, h("div", { class: "event meta" }, "started ", e.started_at ? when(e.started_at) : "", limits.length ? " · limits: " + limits.join(", ") : ""));
+    }
+  }
+  return box;
+}

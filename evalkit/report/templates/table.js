@@ -1,0 +1,161 @@
+// table.js: the leaderboard table (sorted best first on a click, reversed on the next), its cells and notes.
+
+// -- leaderboard table ---------------------------------------------------------------------------
+// Each column knows which end is better (`best`: "high" or "low"); the first click on a column sorts
+// it best first, the next reverses it. Unknown values (and a row whose every attempt ended in an
+// error, on resolved) stay last either way.
+function leaderboardTable(suite) {
+  const rows = suite.models;
+  const maxSamples = Math.max(1, ...rows.map((r) => r.samples));
+  const ks = new Set(rows.map((r) => r.samples));
+  const kLabel = ks.size === 1 ? String(maxSamples) : "k";
+  const axis = (name) => (r) => (r.axes[name] ? r.axes[name].mean : null);
+  const columns = [
+    { label: "model", text: true, best: "low", value: (r) => r.label, cell: (r) => modelCell(r) },
+    { label: "resolved % [95% CI]", best: "high", value: (r) => (allErrors(r) ? null : r.resolved_rate.mean), cell: resolvedCell },
+  ];
+  if (maxSamples > 1) {
+    const at = (r, table) => table[String(r.samples)];
+    columns.push(
+      { label: "pass@" + kLabel, best: "high", value: (r) => (r.samples > 1 ? at(r, r.pass_at_k) : null),
+        cell: (r) => (r.samples > 1 ? dec(at(r, r.pass_at_k)) + (ks.size > 1 ? " (k=" + r.samples + ")" : "") : "—") },
+      { label: "best-of-" + kLabel, best: "high", value: (r) => (r.samples > 1 ? at(r, r.best_of_k) : null),
+        cell: (r) => (r.samples > 1 ? dec(at(r, r.best_of_k)) : "—") },
+    );
+  }
+  for (const name of ["quality", "efficiency", "interaction", "composite"]) {
+    columns.push({ label: name, best: "high", value: axis(name), cell: (r) => dec(axis(name)(r)) });
+  }
+  if (rows.some((r) => r.axes.judge && isNum(r.axes.judge.mean))) {
+    columns.push({ label: "judge", best: "high", value: axis("judge"), cell: (r) => dec(axis("judge")(r)) });
+  }
+  columns.push(
+    { label: "median tokens", best: "low", value: (r) => r.median_tokens, cell: (r) => int(r.median_tokens) },
+    { label: "cost / task", best: "low", value: (r) => r.cost_per_task, cell: (r) => usd(r.cost_per_task) },
+    { label: "cost / resolved", best: "low", value: (r) => r.cost_per_resolved, cell: (r) => usd(r.cost_per_resolved) },
+    { label: "attempts", best: "high", value: (r) => r.attempts, cell: (r) => int(r.attempts) },
+    { label: "integrity", best: "low", value: (r) => r.integrity.fail * 1e6 + r.integrity.warn, cell: (r) => integrityCell(r.integrity) },
+  );
+  for (const [key, label] of Object.entries(DATA.benchmarks)) {
+    columns.push({ label: label + " (published)", best: "high", value: (r) => r.published[key] ?? null,
+      cell: (r) => pct(r.published[key] ?? null) });
+  }
+
+  const tbody = h("tbody");
+  const trs = rows.map((r) => {
+    const tr = h("tr", { class: [r.pareto ? "frontier" : "", errorCount(r) ? "has-errors" : "", allErrors(r) ? "all-errors" : ""]
+      .filter(Boolean).join(" ") || null });
+    columns.forEach((c) => put(tr, h("td", { class: c.text ? "text" : null }, c.cell(r))));
+    return { row: r, tr };
+  });
+  trs.forEach((t) => put(tbody, t.tr));
+  const state = h("p", { class: "sort-state note", "aria-live": "polite" });
+  const headRow = h("tr");
+  const first = (column) => (column.best === "high" ? "descending" : "ascending");
+  const ths = columns.map((column, i) => {
+    const th = h("th", { scope: "col" },
+      h("button", { type: "button", text: column.label, onclick: () => sortBy(i) }));
+    put(headRow, th);
+    return th;
+  });
+  function show(i, dir) {
+    ths.forEach((th, j) => {
+      const column = columns[j];
+      if (j === i) th.setAttribute("aria-sort", dir);
+      else th.removeAttribute("aria-sort");
+      const next = j === i ? (dir === "ascending" ? "descending" : "ascending") : first(column);
+      th.firstChild.title = "sort by " + column.label + ", " + order(column, next);
+    });
+    state.textContent = "Sorted by " + columns[i].label + ", " + order(columns[i], dir) +
+      ". Click a column to sort by it, best first; click again to reverse.";
+  }
+  function order(column, dir) {
+    if (column.text) return dir === "ascending" ? "A to Z" : "Z to A";
+    return (dir === "descending") === (column.best === "high") ? "best first" : "worst first";
+  }
+  function sortBy(i) {
+    const column = columns[i];
+    const now = ths[i].getAttribute("aria-sort");
+    const dir = now ? (now === "ascending" ? "descending" : "ascending") : first(column);
+    const sign = dir === "ascending" ? 1 : -1;
+    trs.sort((a, b) => {
+      const x = column.value(a.row), y = column.value(b.row);
+      const xMissing = x === null || x === undefined, yMissing = y === null || y === undefined;
+      if (xMissing || yMissing) return xMissing === yMissing ? 0 : xMissing ? 1 : -1; // unknown last
+      if (column.text) return sign * String(x).localeCompare(String(y));
+      return sign * (x - y);
+    });
+    show(i, dir);
+    trs.forEach((t) => tbody.appendChild(t.tr));
+  }
+  show(1, "descending");  // the rows come ranked by resolved rate, best first
+  return h("div", null, state, h("div", { class: "scroll" }, h("table", { class: "board" }, h("thead", null, headRow), tbody)));
+}
+
+function modelCell(row) {
+  const parts = [h("span", { class: "mono", text: row.label })];
+  if (row.api_model) parts.push(h("span", { class: "ci", text: " " + row.api_model }));
+  const errors = errorCount(row);
+  if (errors) {
+    const kinds = Object.entries(row.error_kinds).map(([k, n]) => words(STOP_LABELS, k) + " × " + n).join(", ");
+    parts.push(" ", h("span", { class: "badge e error-count", title: errors + " of " + row.attempts + " attempts ended in an " +
+      "error that is the endpoint's or the harness's, not the model's (" + kinds + "); the purple cells of the matrix",
+      text: errors + (errors === 1 ? " error" : " errors") }));
+  }
+  return parts;
+}
+
+// the rate and its interval; no rate at all when every attempt ended in an error
+function resolvedCell(row) {
+  if (allErrors(row)) return h("span", { class: "no-result", title: "every attempt ended in an endpoint or harness error", text: "no result" });
+  return [pct(row.resolved_rate.mean), h("span", { class: "ci", text: ci(row.resolved_rate, true) })];
+}
+
+// "3 fail · 1 warn" or "clean"; the kinds and their counts in the tooltip
+function integrityCell(counts) {
+  const parts = [];
+  if (counts.fail) parts.push(h("span", { class: "flag fail", text: counts.fail + " fail" }));
+  if (counts.fail && counts.warn) parts.push(" · ");
+  if (counts.warn) parts.push(h("span", { class: "flag warn", text: counts.warn + " warn" }));
+  const kinds = Object.entries(counts.kinds || {}).map(([k, n]) => k + " × " + n).join(", ");
+  const title = parts.length
+    ? "attempts flagged: " + kinds + (counts.unresolved_by_integrity
+      ? "; " + counts.unresolved_by_integrity + " passed the hidden tests and were failed by integrity" : "")
+    : "no attempt flagged";
+  return h("span", { title }, parts.length ? parts : "clean");
+}
+
+function tableNotes(suite) {
+  const weights = suite.weights.map((w) => Object.entries(w).map(([k, v]) => k + " " + v.toFixed(2)).join(", "));
+  const notes = [
+    "resolved: share of attempts whose change passes every hidden FAIL_TO_PASS and PASS_TO_PASS test and whose " +
+      "integrity verdict is not fail; " +
+      "samples are averaged per task first, and the 95 % interval is a percentile bootstrap over tasks.",
+    "pass@k: chance that at least one of k samples resolves the task (unbiased estimator, Chen et al. 2021); " +
+      "best-of-k: expected best composite among k samples; both with k = the samples per task, shown when it is above 1.",
+    "quality, efficiency, interaction: mean 0–1 axis scores (per task first): quality of the diff (lint, syntax, " +
+      "hygiene, scope, size), 1 − the share of the token, turn and time budgets used, 1 − penalties for tool misuse.",
+    "composite: weighted mean of correctness and the three axes, with weights " +
+      (weights.length ? weights.join(" | ") : "as recorded") +
+      (weights.length > 1 ? " (the runs disagree: composites are not comparable across them)" : "") +
+      "; a judge model's score, when there is one, is kept apart.",
+    "median tokens: median total tokens per attempt. cost / task: total cost over the number of tasks (all samples of " +
+      "a task together); cost / resolved: total cost over resolved attempts; unknown when a model has no price.",
+    "integrity: attempts whose integrity scan failed them (test or harness tampering: unresolved, composite 0) " +
+      "and those only flagged as a warning (git history, network, hidden-test probes, writes outside the " +
+      "workspace); hover for the kinds. An attempt that changed nothing scores 0 on every axis.",
+    "errors: attempts that ended in an endpoint or harness error (endpoint_error, sandbox_error) are not the " +
+      "model's failures; a row with any is marked with their count, and one with nothing else shows no result.",
+    "◆ marks the Pareto frontier of the chart below. A model tried in several runs of this suite (a baseline " +
+      "and a new run) has a row per run, labelled with the run id.",
+  ];
+  if (Object.keys(DATA.benchmarks).length) {
+    notes.push("published: scores the model's makers or leaderboards published, as given to `evalkit report " +
+      "--published` or [published] in evalkit.toml, matched by model name or API model id; not computed by " +
+      "evalkit and on another task set.");
+  }
+  // open on a wide screen; on a phone the table comes first and the notes one tap away
+  return h("details", { class: "note table-notes", open: window.innerWidth >= 700 ? "" : null },
+    h("summary", { text: "How each column is computed" }), notes.map((n) => h("p", { text: n })));
+}
+

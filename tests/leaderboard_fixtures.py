@@ -1,0 +1,157 @@
+"""Real run folders and a real headless Chromium for the leaderboard's browser tests.
+
+The run folders are real: rows appended with RunStore, trajectories by TrajectoryWriter, scores by
+evalkit's own `score_run` over a two-task copy of the toy suite (no Docker). Chromium is Debian's
+(`bash scripts/ensure-browser.sh`, or $EVALKIT_CHROMIUM), driven by the `playwright` package;
+without them the tests are skipped locally with the reason and fail in CI."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from evalkit.agent.trajectory import TrajectoryWriter
+from evalkit.runs.store import AttemptRecord, RunManifest, RunStore
+from evalkit.scoring.attempt_scores import ScoringSettings
+from evalkit.scoring.run_scores import run_tasks, score_run
+
+CHROMIUM = os.environ.get("EVALKIT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+TASKS = ("calc-power", "calc-power-again")
+OK = {"resolved": True}
+DOWN = {
+    "stop": "endpoint_error",
+    "error": "Connection refused after 6 retries",
+    "prompt": 0,
+    "completion": 0,
+    "final": None,
+}
+
+
+def two_task_suite(toy_suite_dir: Path, root: Path) -> Path:
+    suite = root / "suite"
+    shutil.copytree(toy_suite_dir, suite)
+    shutil.copytree(suite / "calc-power", suite / "calc-power-again")
+    return suite
+
+
+def write_run(root: Path, suite: Path, run_id: str, plan: dict[str, tuple[str, list[list[dict]]]]) -> Path:
+    """plan: model → (API model id, which sets the price; per task: per sample: {resolved, patch,
+    final, output, stop, error, prompt and completion (tokens)}); scored as `evalkit score` does."""
+    store = RunStore(root / run_id)
+    store.open()
+    now = "2026-01-01T00:00:00+00:00"
+    samples = max(len(kinds) for _, per_task in plan.values() for kinds in per_task)
+    models = {m: {"name": m, "model": api} for m, (api, _) in plan.items()}
+    store.write_manifest(
+        RunManifest(
+            run_id=run_id,
+            suite="toy",
+            suite_path=str(suite),
+            tasks=list(TASKS),
+            models=models,
+            samples=samples,
+            created_at=now,
+            updated_at=now,
+        )
+    )
+    tasks = run_tasks(store)
+    for m, (model, (api, per_task)) in enumerate(plan.items()):
+        for task_id, kinds in zip(TASKS, per_task, strict=False):
+            task = tasks[task_id]
+            for sample, kind in enumerate(kinds):
+                resolved = kind.get("resolved", False)
+                stop = kind.get("stop", "submitted")
+                prompt, completion = kind.get("prompt", 9000), kind.get("completion", 1000)
+                trajectory = f"trajectories/{task_id}__{m}__{sample}.jsonl"
+                call = {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
+                with TrajectoryWriter(store.dir / trajectory) as writer:
+                    writer.event("start", limits=task.limits.model_dump(), started_at=now)
+                    writer.message({"role": "user", "content": task.prompt})
+                    writer.event(
+                        "model_call", turn=1, latency_s=0.1, usage={"total_tokens": 500}, finish_reason="tool_calls"
+                    )
+                    writer.message({"role": "assistant", "content": "Looking around.", "tool_calls": [call]})
+                    writer.message({"role": "tool", "tool_call_id": "c1", "content": kind.get("output", "calc tests")})
+                    writer.event("tool", call_id="c1", name="bash", fault=None, exit_code=0)
+                    writer.event("stop", stop_reason=stop, error=kind.get("error"))
+                f2p = task.tests.fail_to_pass
+                store.append(
+                    AttemptRecord(
+                        run_id=run_id,
+                        task_id=task_id,
+                        model=model,
+                        sample=sample,
+                        resolved=resolved,
+                        stop_reason=stop,
+                        error=kind.get("error"),
+                        endpoint={"model": api},
+                        turns=1,
+                        tool_calls=1,
+                        agent_s=10.0,
+                        duration_s=75.0,
+                        usage={
+                            "prompt_tokens": prompt,
+                            "completion_tokens": completion,
+                            "total_tokens": prompt + completion,
+                        },
+                        final_message=kind.get("final", "Added power."),
+                        model_patch=kind.get("patch", task.patch if resolved else ""),
+                        patch_applied=True,
+                        fail_to_pass={"passed": f2p if resolved else [], "failed": [] if resolved else f2p},
+                        pass_to_pass={"passed": task.tests.pass_to_pass, "failed": []},
+                        trajectory=trajectory,
+                    )
+                )
+    score_run(store, tasks, ScoringSettings())
+    return store.dir
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[object]:
+    """A launched headless Chromium; skipped (failed under CI) when there is none."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        problem = "the playwright package is missing (pip install playwright)"
+    else:
+        problem = None if Path(CHROMIUM).is_file() else f"no Chromium at {CHROMIUM} (bash scripts/ensure-browser.sh)"
+    if problem:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI needs a headless Chromium: {problem}")
+        pytest.skip(problem)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@contextlib.contextmanager
+def opened(browser, page_path: Path, width: int = 1300, height: int = 900) -> Iterator[object]:
+    """The report opened from disk at a window width; at the end, no request may have failed and
+    nothing may have been logged as an error (a blocked load, a CSP violation, an exception)."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("requestfailed", lambda request: problems.append(f"request failed: {request.url} {request.failure}"))
+    page.on(
+        "console",
+        lambda message: (
+            message.type in ("error", "warning") and problems.append(f"console {message.type}: {message.text}")
+        ),
+    )
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.on("dialog", lambda dialog: problems.append(f"a script opened a dialog: {dialog.message}") or dialog.dismiss())
+    page.goto(page_path.as_uri())
+    page.wait_for_selector('body[data-ready="1"]')
+    try:
+        yield page
+    finally:
+        context.close()
+    assert not problems, problems
