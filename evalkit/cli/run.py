@@ -83,6 +83,14 @@ def run(
     baseline: Annotated[
         Path | None, typer.Option(help="A baseline run folder: compare with it at the end and exit 1 on a regression.")
     ] = None,
+    engine_wait: Annotated[
+        float,
+        typer.Option(
+            min=0,
+            help="Seconds to wait for a Docker engine that stops answering (attempts pause) before the run "
+            "stops, resumable.",
+        ),
+    ] = 300.0,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
     loaded = _load(suite)
@@ -129,7 +137,7 @@ def run(
     backend = _open_backend(run_id)
     try:
         endpoints = EndpointRegistry()
-        with RunDisplay(err_console, len(plan), names, endpoints) as display:
+        with RunDisplay(err_console, len(plan), names, endpoints, engine=backend.engine) as display:
             execute(
                 plan,
                 specs,
@@ -142,6 +150,8 @@ def run(
                 on_record=display.add,
                 integrity_policy=settings.integrity,
                 endpoints=endpoints,
+                engine_wait_s=engine_wait,
+                on_retry=display.retrying,
             )
     except KeyboardInterrupt:
         raise _interrupted(

@@ -169,3 +169,30 @@ def test_without_a_watching_thread_a_question_pings_directly():
     engine.up = False
     assert not watch.answers() and events == ["down"]
 
+
+def test_the_run_display_shows_the_wait_live_and_without_a_terminal_a_line_down_and_one_back():
+    import io
+
+    from rich.console import Console
+
+    from evalkit.runs.display import RunDisplay
+
+    engine = ScriptedEngine()
+    watch, _ = fast_watch(engine)
+    piped = io.StringIO()
+    display = RunDisplay(Console(file=piped, force_terminal=False, width=200), 4, ["m"], engine=watch)
+    live = Console(width=200, record=True, force_terminal=False)
+    live.print(display.__rich__())
+    assert "Docker engine" not in live.export_text()
+
+    engine.up = False
+    assert not watch.answers()
+    live.print(display.__rich__())
+    assert "Docker engine unavailable, waiting… 0 s (up to 30 s)" in live.export_text()
+    engine.up = True
+    assert watch.answers()
+    lines = piped.getvalue().splitlines()
+    assert lines == [
+        "Docker engine unavailable (ConnectionError: No such file); attempts paused, waiting up to 30 s",
+        "Docker engine back after 0 s; attempts resume",
+    ]
