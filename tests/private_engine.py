@@ -1,10 +1,10 @@
 """A Docker engine of the test's own, to stop and start again without touching the shared one.
 
 `PrivateEngine` runs a second dockerd with its own data root, exec root (where it starts its own
-containerd), pid file and socket, and no bridge, iptables or ip6tables: evalkit's sandboxes run
-with networking disabled and the demo suite's image builds without a network, so nothing needs
-the default bridge, and the host's firewall and the shared engine's network stay untouched.
-Needs root and `dockerd` on PATH.
+containerd), pid file and socket, in a network namespace of its own (`unshare --net`), and no
+bridge, iptables or ip6tables: evalkit's sandboxes run with networking disabled and the demo
+suite's image builds without a network, so nothing needs the default bridge, and the host's
+firewall and the shared engine's `docker0` stay untouched. Needs root, `dockerd` and `unshare`.
 """
 
 from __future__ import annotations
@@ -50,7 +50,11 @@ class PrivateEngine:
 
     def start(self, timeout_s: float = 60) -> None:
         """Start dockerd and return once it answers."""
+        # its own network namespace: a dockerd without a bridge deletes any `docker0` link it can see,
+        # the shared engine's included (moby's removeDefaultBridgeInterface)
         command = [
+            "unshare",
+            "--net",
             "dockerd",
             f"--data-root={self.root / 'data'}",
             f"--exec-root={self.root / 'exec'}",
