@@ -2,7 +2,9 @@
 
 On Ctrl-C (or SIGTERM, which the CLI turns into Ctrl-C) every container the backend still holds
 is removed before the interrupt propagates; jobs not yet started are cancelled, and results
-already delivered are kept by the caller.
+already delivered are kept by the caller. A caller that wants an item run again (its sandbox
+was lost with the Docker engine) returns True from `on_result` or `on_error`: the item is queued
+once more, behind the others.
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ def fan_out(
     *,
     backend: DockerBackend,
     concurrency: int,
-    on_result: Callable[[Item, Result], None],
-    on_error: Callable[[Item, BaseException], None],
+    on_result: Callable[[Item, Result], bool | None],
+    on_error: Callable[[Item, BaseException], bool | None],
 ) -> None:
-    """Run `job` on every item with at most `concurrency` at a time; report each as it ends."""
+    """Run `job` on every item with at most `concurrency` at a time; report each as it ends, and
+    run it again when the report returns True."""
     pool = cf.ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="evalkit")
     futures = {pool.submit(job, item): item for item in items}
     pending = set(futures)
@@ -34,12 +37,13 @@ def fan_out(
         while pending:
             done, pending = cf.wait(pending, timeout=0.25, return_when=cf.FIRST_COMPLETED)
             for future in done:
-                item = futures[future]
+                item = futures.pop(future)
                 error = future.exception()
-                if error is None:
-                    on_result(item, future.result())
-                else:
-                    on_error(item, error)
+                again = on_result(item, future.result()) if error is None else on_error(item, error)
+                if again:
+                    retry = pool.submit(job, item)
+                    futures[retry] = item
+                    pending.add(retry)
     except BaseException:
         for future in pending:
             future.cancel()

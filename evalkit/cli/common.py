@@ -130,7 +130,10 @@ def _open_backend(run_id: str) -> DockerBackend:
 
 def _interrupted(backend: DockerBackend, what: str) -> typer.Exit:
     backend.close()
-    err_console.print(f"[red]interrupted[/]: containers removed; {what}", soft_wrap=True)
+    cleaned = "containers removed"
+    if len(backend.live):  # the engine did not answer: nothing could be removed
+        cleaned = "the Docker engine does not answer, the next evalkit command removes the containers left"
+    err_console.print(f"[red]interrupted[/]: {cleaned}; {what}", soft_wrap=True)
     return typer.Exit(130)
 
 

@@ -113,6 +113,14 @@ def run(
         bool,
         typer.Option("--preflight/--no-preflight", help="Check each model's endpoint once before the run starts."),
     ] = True,
+    engine_wait: Annotated[
+        float,
+        typer.Option(
+            min=0,
+            help="Seconds to wait for a Docker engine that stops answering (attempts pause) before the run "
+            "stops, resumable.",
+        ),
+    ] = 300.0,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
     from evalkit.models.backoff import EndpointRegistry
@@ -183,7 +191,7 @@ def run(
     backend = _open_backend(run_id)
     try:
         endpoints = EndpointRegistry()
-        with RunDisplay(err_console, len(plan), names, endpoints) as display:
+        with RunDisplay(err_console, len(plan), names, endpoints, engine=backend.engine) as display:
             execute(
                 plan,
                 specs,
@@ -196,6 +204,8 @@ def run(
                 on_record=display.add,
                 integrity_policy=settings.integrity,
                 endpoints=endpoints,
+                engine_wait_s=engine_wait,
+                on_retry=display.retrying,
             )
     except KeyboardInterrupt:
         resume = resume_command(run_id, out, *(["--retry-errors"] if retry_errors else []))

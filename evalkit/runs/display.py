@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -17,6 +18,9 @@ from evalkit.models.backoff import EndpointRegistry
 from evalkit.runs.fitted_table import FitColumn, FittedTable
 from evalkit.runs.store import AttemptRecord
 from evalkit.wording import counted
+
+if TYPE_CHECKING:
+    from evalkit.sandbox.engine_watch import EngineEvent, EngineWatch
 
 
 class _Tally:
@@ -74,14 +78,24 @@ class RunDisplay:
 
     With `endpoints` (the registry the run's clients share), the live view also shows each
     endpoint's requests in flight, requests waiting for a slot, and any 429 hold-off; without a
-    terminal, a line is printed whenever an endpoint has been rate-limited again."""
+    terminal, a line is printed whenever an endpoint has been rate-limited again.
+
+    With `engine` (the run's Docker engine watch), the live view shows how long the run has been
+    waiting for an engine that stopped answering; without a terminal, a line is printed when it
+    goes down and when it is back."""
 
     def __init__(
-        self, console: Console, total: int, models: list[str], endpoints: EndpointRegistry | None = None
+        self,
+        console: Console,
+        total: int,
+        models: list[str],
+        endpoints: EndpointRegistry | None = None,
+        engine: EngineWatch | None = None,
     ) -> None:
         self.console = console
         self.total = total
         self.endpoints = endpoints
+        self.engine = engine
         self._limited_seen: dict[tuple[str, str], int] = {}
         self._reasons_seen: dict[tuple[str, str], str | None] = {}
         self._reasons_lock = threading.Lock()
@@ -96,6 +110,8 @@ class RunDisplay:
         )
         self.bar = self.progress.add_task("attempts", total=total)
         self._live = Live(self, console=console, refresh_per_second=4, transient=False) if console.is_terminal else None
+        if engine is not None and self._live is None:
+            engine.subscribe(self._engine_changed)
 
     def __rich__(self) -> Group:
         table = Table(box=None, pad_edge=False)
@@ -106,7 +122,24 @@ class RunDisplay:
             rate = f"{tally.resolved} ({tally.resolved / scored:.0%})" if scored else "-"
             table.add_row(model, str(tally.done), rate, f"{tally.tokens:,}", str(tally.errors), str(tally.faults))
         lines = [Text(line, style="dim") for line in self.endpoint_lines()]
+        if self.engine is not None and (down_s := self.engine.down_for()) is not None:
+            waiting = f"Docker engine unavailable, waiting… {down_s:.0f} s (up to {self.engine.max_wait_s:.0f} s)"
+            lines.append(Text(waiting, style="yellow"))
         return Group(self.progress, table, *lines)
+
+    def _engine_changed(self, event: EngineEvent) -> None:
+        if event.kind != "gone":  # the run's last line says so, with how to resume
+            self.console.print(event.line(), highlight=False, markup=False, soft_wrap=True)
+
+    def retrying(self, record: AttemptRecord) -> None:
+        """An attempt lost with the Docker engine: recorded as sandbox_error, to be run again."""
+        self.console.print(
+            f"{record.task_id} {record.model} #{record.sample}: {record.stop_reason} "
+            f"({(record.error or '')[:120]}); run again once the engine answers",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
 
     def endpoint_lines(self) -> list[str]:
         if self.endpoints is None:

@@ -1,10 +1,17 @@
 """A run: every (task, model, sample) of a plan attempted on a thread pool, each finished attempt
 appended to `results.jsonl` at once; attempts already there are skipped, which is how a run
 resumes. Built-in models (oracle, null, replay:FILE) are served in-process on 127.0.0.1 and
-reached over real HTTP like any other endpoint."""
+reached over real HTTP like any other endpoint.
+
+The Docker engine is watched for the whole run: no attempt starts while it does not answer, and an
+attempt whose sandbox went with it is recorded as `sandbox_error` and run again (at most
+`ENGINE_RETRIES` times) once it is back; the latest row of an attempt wins. Past the wait bound the
+run stops with one line saying how to resume."""
 
 from __future__ import annotations
 
+import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -20,9 +27,20 @@ from evalkit.runner import fan_out
 from evalkit.runs.attempt import AttemptKey, run_attempt
 from evalkit.runs.store import AttemptRecord, RunManifest, RunOptions, RunStore, utc_now
 from evalkit.sandbox.backend import DockerBackend
+from evalkit.sandbox.engine_watch import DEFAULT_WAIT_S, EngineUnavailable
 from evalkit.scoring.integrity import IntegrityPolicy
 from evalkit.tasks import Suite, Task
 from evalkit.tasks.model import Limits
+
+ENGINE_RETRIES = 2  # runs again of one attempt whose sandbox was lost with the Docker engine
+
+
+@dataclass(frozen=True)
+class AttemptOutcome:
+    """What a worker hands back: the attempt's row, and whether the engine went away under it."""
+
+    record: AttemptRecord
+    engine_lost: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,6 +152,21 @@ def open_run(
     store.write_manifest(manifest)
 
 
+def error_record(key: AttemptKey, run_id: str, error: BaseException, duration_s: float = 0.0) -> AttemptRecord:
+    """The row of an attempt the harness failed (an exception escaped it): a `sandbox_error`."""
+    return AttemptRecord(
+        run_id=run_id,
+        task_id=key.task.id,
+        model=key.model,
+        sample=key.sample,
+        resolved=False,
+        stop_reason="sandbox_error",
+        error=f"{type(error).__name__}: {error}"[:500],
+        duration_s=round(duration_s, 3),
+        finished_at=utc_now(),
+    )
+
+
 def execute(
     plan: list[AttemptKey],
     specs: list[ModelSpec],
@@ -147,36 +180,53 @@ def execute(
     on_record: Callable[[AttemptRecord], None],
     integrity_policy: IntegrityPolicy = "fail",
     endpoints: EndpointRegistry | None = None,
+    engine_wait_s: float = DEFAULT_WAIT_S,
+    on_retry: Callable[[AttemptRecord], None] | None = None,
 ) -> None:
-    """Run the plan; each record is appended to the store, then handed to `on_record`."""
+    """Run the plan; each record is appended to the store, then handed to `on_record` (or, when
+    the attempt will run again because the engine went away under it, to `on_retry`)."""
     by_name = {spec.name: spec for spec in specs}
+    engine = backend.engine
+    engine_retries: Counter[tuple[str, str, int]] = Counter()
 
-    with model_clients(specs, tasks, endpoints) as clients:
+    with model_clients(specs, tasks, endpoints) as clients, engine.watching(engine_wait_s):
 
-        def job(key: AttemptKey) -> AttemptRecord:
+        def job(key: AttemptKey) -> AttemptOutcome:
+            engine.ready()  # waits while the engine does not answer; EngineUnavailable past the bound
+            outages, started = engine.outages, time.monotonic()
             spec = by_name[key.model]
             limits = overrides.apply(key.task.limits)
-            return run_attempt(
-                key, spec, clients[key.model], backend, store, backend.run_id, limits, output_limit, integrity_policy
-            )
+            try:
+                client = clients[key.model]
+                record = run_attempt(
+                    key, spec, client, backend, store, backend.run_id, limits, output_limit, integrity_policy
+                )
+            except Exception as exc:
+                record = error_record(key, backend.run_id, exc, time.monotonic() - started)
+                return AttemptOutcome(record, engine.lost_since(outages, exc))
+            return AttemptOutcome(record, record.stop_reason == "sandbox_error" and engine.lost_since(outages))
 
-        def finished(key: AttemptKey, record: AttemptRecord) -> None:
+        def finished(key: AttemptKey, outcome: AttemptOutcome) -> bool:
+            record = outcome.record
             store.append(record)
-            on_record(record)
+            again = outcome.engine_lost and engine_retries[record.key] < ENGINE_RETRIES
+            if not again:
+                on_record(record)
+                return False
+            engine_retries[record.key] += 1
+            if on_retry is not None:
+                on_retry(record)
+            return True
 
-        def failed(key: AttemptKey, error: BaseException) -> None:
-            if not isinstance(error, Exception):
+        def failed(key: AttemptKey, error: BaseException) -> bool:
+            if isinstance(error, EngineUnavailable) or not isinstance(error, Exception):
                 raise error
-            record = AttemptRecord(
-                run_id=backend.run_id,
-                task_id=key.task.id,
-                model=key.model,
-                sample=key.sample,
-                resolved=False,
-                stop_reason="sandbox_error",
-                error=f"{type(error).__name__}: {error}"[:500],
-                finished_at=utc_now(),
-            )
-            finished(key, record)
+            return finished(key, AttemptOutcome(error_record(key, backend.run_id, error)))
 
-        fan_out(plan, job, backend=backend, concurrency=concurrency, on_result=finished, on_error=failed)
+        try:
+            fan_out(plan, job, backend=backend, concurrency=concurrency, on_result=finished, on_error=failed)
+        except EngineUnavailable as exc:
+            raise EvalkitError(
+                f"{exc}; finished attempts are in {store.results_path}; "
+                f"resume with evalkit run --run-id {backend.run_id}"
+            ) from None

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Protocol
 
 import docker
 import docker.errors
+import docker.utils
 
 from evalkit.errors import SandboxError
-from evalkit.sandbox.containers import LiveContainers
+from evalkit.sandbox.containers import LiveContainers, remove_run_containers
 from evalkit.sandbox.docker_sandbox import DockerSandbox, SandboxSpec
+from evalkit.sandbox.engine_watch import EngineWatch
 from evalkit.sandbox.images import resolve_image
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.sandbox.workspace import Workspace, build_workspace
@@ -36,17 +39,37 @@ def docker_client() -> docker.DockerClient:
     return client
 
 
+PING_TIMEOUT_S = 10.0
+
+
+def engine_ping(client: docker.DockerClient) -> Callable[[], bool]:
+    """A ping of the engine DOCKER_HOST names (the one `docker_client()` reaches) over a connection
+    of its own, closed after: an engine shutting down refuses new connections at once but, for a
+    while, still answers on those it has, so a ping through the shared pool would say it is up."""
+    version = client.api.api_version
+
+    def ping() -> bool:
+        api = docker.APIClient(version=version, timeout=PING_TIMEOUT_S, **docker.utils.kwargs_from_env())
+        try:
+            return api.ping()
+        finally:
+            api.close()
+
+    return ping
+
+
 class DockerBackend:
     """Opens `DockerSandbox`es for tasks, caching images and workspaces per process.
 
     Every container it opens is tracked in `live`, so `close()` (or Ctrl-C in the CLI) removes
-    whatever is still running.
+    whatever is still running. `engine` tells whether the engine answers (a run watches it).
     """
 
     def __init__(self, client: docker.DockerClient, run_id: str, spec: SandboxSpec | None = None) -> None:
         self.client = client
         self.run_id = run_id
         self.live = LiveContainers(client)
+        self.engine = EngineWatch(engine_ping(client))
         self._template = spec or SandboxSpec(image="")
         self._images: dict[str, str] = {}
         self._workspaces: dict[str, Workspace] = {}
@@ -86,5 +109,12 @@ class DockerBackend:
         )
 
     def close(self) -> int:
-        """Remove every container still open; return how many there were."""
-        return self.live.remove_all()
+        """Remove every container still open, and after the engine stopped answering at some
+        point, every container of the run this process made; return how many were removed.
+        Attempts waiting for the engine give up. While the engine does not answer nothing can be
+        removed: what is left is swept by the next evalkit command."""
+        self.engine.stop()
+        removed = self.live.remove_all()
+        if self.engine.outages:
+            removed += remove_run_containers(self.client, self.run_id)
+        return removed

@@ -18,6 +18,8 @@ from pathlib import Path
 import docker
 import docker.errors
 
+from evalkit.sandbox.engine_watch import engine_unreachable
+
 LABEL_RUN = "evalkit.run_id"
 LABEL_TASK = "evalkit.task_id"
 LABEL_OWNER = "evalkit.owner"
@@ -74,11 +76,19 @@ class LiveContainers:
             return len(self._ids)
 
     def remove_all(self) -> int:
-        """Force-remove every tracked container; return how many were removed."""
+        """Force-remove every tracked container; return how many were removed. While the engine
+        does not answer, the rest stay tracked for a later call (or the next command's sweep)."""
         with self._lock:
             ids, self._ids = list(self._ids), set()
-        for container_id in ids:
-            remove_container(self._client, container_id)
+        for done, container_id in enumerate(ids):
+            try:
+                remove_container(self._client, container_id)
+            except Exception as exc:
+                with self._lock:
+                    self._ids.update(ids[done:])
+                if engine_unreachable(exc):
+                    return done
+                raise
         return len(ids)
 
 
@@ -143,6 +153,22 @@ def prune(client: docker.DockerClient, run_id: str | None = None, live_too: bool
         remove_container(client, info["Id"])
         result.removed.append(container)
     return result
+
+
+def remove_run_containers(client: docker.DockerClient, run_id: str) -> int:
+    """Remove every container of run `run_id` this process made, tracked or not (an engine that
+    restarted mid-run leaves some whose creation was never confirmed); return how many. Nothing
+    is removed, and no error raised, while the engine does not answer."""
+    labels = [f"{LABEL_RUN}={run_id}", f"{LABEL_OWNER}={owner_label()}"]
+    removed = 0
+    try:
+        for info in client.api.containers(all=True, filters={"label": labels}):
+            remove_container(client, info["Id"])
+            removed += 1
+    except Exception as exc:
+        if not engine_unreachable(exc):
+            raise
+    return removed
 
 
 def sweep_orphans(client: docker.DockerClient) -> list[PrunedContainer]:

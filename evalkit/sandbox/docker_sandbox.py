@@ -26,6 +26,7 @@ import docker.errors
 
 from evalkit.errors import SandboxError
 from evalkit.sandbox.containers import LiveContainers, container_labels, remove_container
+from evalkit.sandbox.engine_watch import engine_error_reason, engine_unreachable
 from evalkit.sandbox.protocol import ExecResult
 from evalkit.sandbox.workspace import Workspace, tar_single_file
 
@@ -48,6 +49,18 @@ class SandboxSpec:
     output_limit: int = 64_000
     default_timeout_s: float = 120.0
     env: dict[str, str] = field(default_factory=dict)
+
+
+@contextlib.contextmanager
+def _engine_errors():
+    """An engine that stops answering ends the attempt (a SandboxError), rather than being shown
+    to the agent as one failed tool call after another."""
+    try:
+        yield
+    except Exception as exc:
+        if engine_unreachable(exc):
+            raise SandboxError(f"the Docker engine stopped answering ({engine_error_reason(exc)})") from exc
+        raise
 
 
 class _CommandChannel:
@@ -189,7 +202,9 @@ class DockerSandbox:
             except (OSError, ConnectionError, ValueError) as exc:
                 # The server died (the command killed it) or hung: start a fresh one next time.
                 self._drop_channel()
-                if not self._container_running():
+                with _engine_errors():
+                    running = self._container_running()
+                if not running:
                     raise SandboxError(f"sandbox container {self.container_id[:12]} is gone") from exc
                 return ExecResult(
                     exit_code=125, stdout="", stderr=f"evalkit: command channel lost ({exc})", duration=0.0
@@ -244,7 +259,8 @@ class DockerSandbox:
                 self._ensure_channel().request({"op": "kill_all", "id": next(self._ids)}, _REPLY_MARGIN_S)
             except (OSError, ConnectionError, ValueError):
                 self._drop_channel()
-                self.docker_exec("kill -KILL -1 2>/dev/null; true")
+                with _engine_errors():
+                    self.docker_exec("kill -KILL -1 2>/dev/null; true")
 
     # -- files ------------------------------------------------------------------------------
     def _abs(self, path: str) -> str:
@@ -269,16 +285,18 @@ class DockerSandbox:
 
     def copy_in(self, tar_bytes: bytes, dest: str) -> None:
         try:
-            self._client.api.put_archive(self.container_id, self._abs(dest), tar_bytes)
+            with _engine_errors():
+                self._client.api.put_archive(self.container_id, self._abs(dest), tar_bytes)
         except docker.errors.NotFound as exc:
             raise FileNotFoundError(dest) from exc
 
     def copy_out(self, path: str) -> bytes:
         try:
-            stream, _ = self._client.api.get_archive(self.container_id, self._abs(path))
+            with _engine_errors():
+                stream, _ = self._client.api.get_archive(self.container_id, self._abs(path))
+                return b"".join(stream)
         except docker.errors.NotFound as exc:
             raise FileNotFoundError(path) from exc
-        return b"".join(stream)
 
     def diff(self) -> str:
         """Everything changed since the base commit (new files too), as a binary-safe git diff."""
@@ -297,6 +315,11 @@ class DockerSandbox:
             return
         self._closed = True
         self._drop_channel()
-        remove_container(self._client, self.container_id)
+        try:
+            remove_container(self._client, self.container_id)
+        except Exception as exc:
+            if not engine_unreachable(exc):
+                raise
+            return  # still tracked in `live`: removed when the backend closes, once the engine answers
         if self._live is not None:
             self._live.discard(self.container_id)

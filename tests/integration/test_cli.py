@@ -12,6 +12,7 @@ import pytest
 from cheats import PATCH_REPORTS
 from conftest import DEMO_SUITE, EVALKIT
 from conftest import run_evalkit as evalkit
+from processes import interruptible
 from toy import BASE_FILES, diff_of
 
 from evalkit.names import file_component
@@ -84,7 +85,7 @@ def test_evaluate_swebench_predictions_writes_per_instance_reports(toy_suite_dir
 
 def start_validation_with_a_live_container(client, stderr=subprocess.DEVNULL):
     """Start `evalkit tasks validate` on the demo suite; return once it has a container running."""
-    proc = subprocess.Popen([EVALKIT, "tasks", "validate", DEMO_SUITE], stdout=subprocess.DEVNULL, stderr=stderr)
+    proc = interruptible([EVALKIT, "tasks", "validate", DEMO_SUITE], stdout=subprocess.DEVNULL, stderr=stderr)
     deadline = time.monotonic() + 120
     while not containers_of(client, proc.pid) and time.monotonic() < deadline:
         time.sleep(0.1)

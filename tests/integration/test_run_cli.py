@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import DEMO_SUITE, EVALKIT, run_evalkit
+from processes import interruptible
 
 from evalkit.sandbox.containers import LABEL_RUN
 
@@ -79,7 +80,7 @@ def test_a_recorded_trajectory_replays_to_the_same_verdict(demo_run, tmp_path):
 
 def start_run(out: Path, run_id: str, *extra: str) -> subprocess.Popen:
     args = ["run", "--suite", DEMO_SUITE, "--model", "oracle", "--run-id", run_id, "--out", out, *extra]
-    return subprocess.Popen([EVALKIT, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return interruptible([EVALKIT, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def wait_for_rows(run_dir: Path, count: int, proc: subprocess.Popen) -> None:

@@ -5,12 +5,13 @@ import subprocess
 
 import openai
 from conftest import DEMO_SUITE, EVALKIT
+from processes import interruptible
 
 from evalkit.agent import TOOL_SCHEMAS
 
 
 def test_serve_oracle_answers_the_sdk_and_stops_on_ctrl_c(demo_suite):
-    proc = subprocess.Popen(
+    proc = interruptible(
         [EVALKIT, "serve", "--policy", "oracle", "--suite", str(DEMO_SUITE), "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
