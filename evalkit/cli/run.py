@@ -23,7 +23,7 @@ from evalkit.cli.common import (
     run_id_option,
 )
 from evalkit.errors import EvalkitError
-from evalkit.runs.folders import RUNS_ROOT, run_folder
+from evalkit.runs.folders import RUNS_ROOT, resume_command, run_folder
 
 if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit --help` stays fast
     from evalkit.models.client import ChatClient
@@ -128,7 +128,7 @@ def run(
     from evalkit.report.compare import compare_command
     from evalkit.runs.display import RunDisplay
     from evalkit.runs.orchestrate import LimitOverrides, execute, open_run, plan_attempts
-    from evalkit.runs.resume import RunArgs, model_specs, resume_args, resume_command, run_options
+    from evalkit.runs.resume import RunArgs, model_specs, resume_args, run_options
     from evalkit.runs.store import RunStore
     from evalkit.sandbox.docker_sandbox import SandboxSpec
     from evalkit.scoring.attempt_scores import load_settings
@@ -260,7 +260,6 @@ def _score_and_show(
     store: RunStore, tasks: dict[str, Task], settings: ScoringSettings, judge: ChatClient | None, title: str
 ) -> dict:
     from evalkit.runs.display import errors_line, skipped_tasks_lines, summary_table
-    from evalkit.runs.resume import resume_command
     from evalkit.scoring.run_scores import SUMMARY, score_run
 
     warn = lambda message: err_console.print(f"[yellow]warning[/] {escape(message)}", soft_wrap=True)  # noqa: E731

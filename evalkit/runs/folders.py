@@ -1,8 +1,10 @@
 """Where run folders are: a command that takes a run folder also takes a bare run id, looked up
-under the runs root (`reports/runs`, or `evalkit run --out`)."""
+under the runs root (`reports/runs`, or `evalkit run --out`); and back, the command that resumes
+a run of a given root."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from evalkit.errors import EvalkitError
@@ -27,3 +29,11 @@ def run_folder(given: Path | str, root: Path = RUNS_ROOT) -> Path:
         return by_id
     where = f"no run folder {path}" + (f" and no run `{given}` under {root}" if by_id is not None else "")
     raise EvalkitError(f"{where}; give a run folder or the id of a run in {root}")
+
+
+def resume_command(run_id: str, out: Path, *extra: str) -> str:
+    """The command that resumes run `run_id` of the runs root `out` (as the line of an interrupted
+    run says), with `extra` options (`--retry-errors`, as the line after a run with errored
+    attempts says). `evalkit run --run-id` alone runs what run.json records."""
+    command = " ".join(["evalkit run --run-id", shlex.quote(run_id), *extra])
+    return command if out == RUNS_ROOT else f"{command} --out {shlex.quote(str(out))}"

@@ -25,6 +25,7 @@ from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPoli
 from evalkit.models.server import ModelServer
 from evalkit.runner import fan_out
 from evalkit.runs.attempt import AttemptKey, run_attempt
+from evalkit.runs.folders import resume_command
 from evalkit.runs.store import AttemptRecord, RunManifest, RunOptions, RunStore, utc_now
 from evalkit.sandbox.backend import DockerBackend
 from evalkit.sandbox.engine_watch import DEFAULT_WAIT_S, EngineUnavailable
@@ -228,5 +229,5 @@ def execute(
         except EngineUnavailable as exc:
             raise EvalkitError(
                 f"{exc}; finished attempts are in {store.results_path}; "
-                f"resume with evalkit run --run-id {backend.run_id}"
+                f"resume with {resume_command(backend.run_id, store.dir.parent)}"
             ) from None

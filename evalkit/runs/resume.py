@@ -11,7 +11,6 @@ line naming the option.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
@@ -19,7 +18,6 @@ from pathlib import Path
 
 from evalkit.errors import EvalkitError
 from evalkit.models.endpoint import ModelSpec, resolve_model
-from evalkit.runs.folders import RUNS_ROOT
 from evalkit.runs.orchestrate import LimitOverrides
 from evalkit.runs.store import RunManifest, RunOptions
 
@@ -161,10 +159,3 @@ def run_options(args: RunArgs, selected_ids: list[str]) -> RunOptions:
     chosen = selected_ids if args.task_ids or args.limit else None
     config = str(args.config) if args.config else None
     return RunOptions(task_ids=chosen, limits=limits, config=config, skip_invalid=args.skip_invalid)
-
-
-def resume_command(run_id: str, out: Path, *extra: str) -> str:
-    """The command that resumes `run_id` (as the interrupted run's last line says), with `extra`
-    options (`--retry-errors`, as the line after a run with errored attempts says)."""
-    command = " ".join(["evalkit run --run-id", shlex.quote(run_id), *extra])
-    return command if out == RUNS_ROOT else f"{command} --out {shlex.quote(str(out))}"

@@ -108,7 +108,7 @@ def test_past_the_engine_wait_the_run_stops_with_one_line_saying_how_to_resume(p
     results = tmp_path / "gone" / "results.jsonl"
     assert error == [
         f"error: the Docker engine did not answer for 3 s; finished attempts are in {results}; "
-        "resume with evalkit run --run-id gone"
+        f"resume with evalkit run --run-id gone --out {tmp_path}"
     ]
     # its containers could not be removed while the engine was down: the next command sweeps them
     swept = subprocess.run([EVALKIT, "sandbox", "prune", "--run-id", "gone"], capture_output=True, text=True,
