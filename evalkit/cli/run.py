@@ -24,6 +24,7 @@ from evalkit.cli.common import (
 )
 from evalkit.errors import EvalkitError
 from evalkit.runs.folders import RUNS_ROOT, resume_command, run_folder
+from evalkit.wording import counted
 
 if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit --help` stays fast
     from evalkit.models.client import ChatClient
@@ -186,7 +187,7 @@ def run(
     plan = plan_attempts(selected, names, samples, store.finished_keys(retry_errors))
     skipped = len(selected) * samples * len(names) - len(plan)
     if skipped:
-        err_console.print(f"resuming run {run_id}: {skipped} finished attempt(s) kept, {len(plan)} to go")
+        err_console.print(f"resuming run {run_id}: {counted(skipped, 'finished attempt')} kept, {len(plan)} to go")
     overrides = args.overrides
     backend = _open_backend(run_id)
     try:

@@ -159,7 +159,7 @@ def import_command(source: str, out: Path, repo_dir: Path | None, console: Conso
     if max_prompt_chars:
         long = sum(len(task.prompt) > DEFAULT_MAX_PROMPT_CHARS for task in tasks)
         err_console.print(
-            f"[yellow]note[/] {long} problem statement(s) longer than {DEFAULT_MAX_PROMPT_CHARS:,} characters "
+            f"[yellow]note[/] {counted(long, 'problem statement')} longer than {DEFAULT_MAX_PROMPT_CHARS:,} characters "
             f"(longest {longest:,}): the suite's suite.toml sets max_prompt_chars = {longest}",
             highlight=False,
             soft_wrap=True,

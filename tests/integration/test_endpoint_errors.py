@@ -89,7 +89,7 @@ def test_a_failing_endpoint_is_told_once_per_reason_while_the_run_goes(runs):
 def test_retry_errors_runs_exactly_the_errored_attempts_and_they_then_count(runs):
     _, first_rows, _, retried, run_dir, requests = runs
     assert retried.returncode == 0, retried.stderr[-3000:]
-    assert "2 finished attempt(s) kept, 2 to go" in retried.stderr
+    assert "2 finished attempts kept, 2 to go" in retried.stderr
     rows = rows_of(run_dir)
     assert rows[: len(first_rows)] == first_rows  # appended, never rewritten
     new = rows[len(first_rows) :]

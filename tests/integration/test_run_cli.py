@@ -12,6 +12,7 @@ from conftest import DEMO_SUITE, EVALKIT, run_evalkit
 from processes import interruptible
 
 from evalkit.sandbox.containers import LABEL_RUN
+from evalkit.wording import counted
 
 pytestmark = pytest.mark.integration
 
@@ -102,7 +103,7 @@ def test_a_killed_run_resumes_without_losing_finished_attempts(demo_suite, docke
 
     resumed = run_evalkit("run", "--suite", DEMO_SUITE, "--model", "oracle", "--run-id", "killed", "--out", tmp_path)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    assert f"{len(before)} finished attempt(s) kept" in resumed.stderr
+    assert f"{counted(len(before), 'finished attempt')} kept" in resumed.stderr
     after = rows_of(tmp_path / "killed")
     assert after[: len(before)] == before  # finished attempts are neither lost nor redone
     assert sorted(r["task_id"] for r in after) == sorted(t.id for t in demo_suite.tasks)

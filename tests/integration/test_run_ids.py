@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 from conftest import DEMO_SUITE, EVALKIT
+from processes import interruptible
+
+from evalkit.wording import counted
 
 pytestmark = pytest.mark.integration
 
@@ -21,7 +24,7 @@ def rows_of(run_dir: Path) -> list[dict]:
 @pytest.fixture
 def null_server():
     """`evalkit serve --policy null`: a real endpoint for models whose names are hostile paths."""
-    proc = subprocess.Popen([EVALKIT, "serve", "--policy", "null", "--port", "0"], stdout=subprocess.PIPE, text=True)
+    proc = interruptible([EVALKIT, "serve", "--policy", "null", "--port", "0"], stdout=subprocess.PIPE, text=True)
     try:
         yield proc.stdout.readline().split(" at ")[1].split()[0]
     finally:
@@ -67,7 +70,7 @@ def test_the_ctrl_c_hint_resumes_the_run_by_its_id_alone(demo_suite, docker_engi
         "--max-turns",
         "40",
     ]
-    proc = subprocess.Popen([EVALKIT, *map(str, args), "--run-id", "halted", "--out", out], text=True,
+    proc = interruptible([EVALKIT, *map(str, args), "--run-id", "halted", "--out", out], text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
     deadline = time.monotonic() + 180
     while not rows_of(out / "halted") and time.monotonic() < deadline and proc.poll() is None:
@@ -82,7 +85,7 @@ def test_the_ctrl_c_hint_resumes_the_run_by_its_id_alone(demo_suite, docker_engi
 
     resumed = subprocess.run([EVALKIT, *shlex.split(hint)[1:]], capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    assert f"{kept} finished attempt(s) kept" in resumed.stderr
+    assert f"{counted(kept, 'finished attempt')} kept" in resumed.stderr
     rows = rows_of(out / "halted")
     assert sorted(r["task_id"] for r in rows) == sorted(t.id for t in demo_suite.tasks[:3])
     assert all(r["resolved"] for r in rows)
