@@ -257,7 +257,7 @@ def test_imported_problem_statements_over_the_prompt_limit_raise_the_suites_limi
     write_swebench(rows, tmp_path / "rows.jsonl")
     console, out, err_console, err = consoles()
     assert import_command(str(tmp_path / "rows.jsonl"), tmp_path / "suite", None, console, err_console) == 0
-    assert "1 problem statement(s) longer than 20,000 characters (longest 25,000)" in err.getvalue()
+    assert "1 problem statement longer than 20,000 characters (longest 25,000)" in err.getvalue()
     suite = load_suite(tmp_path / "suite")
     assert len(suite.tasks) == 2 and suite.max_prompt_chars == 25_000
 
