@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from evalkit.errors import EvalkitError
+from evalkit.plain_errors import plain_summary
 
 BUILTIN_POLICIES = ("oracle", "null")
 REPLAY_PREFIX = "replay:"
@@ -223,9 +224,7 @@ def resolve_model(
         try:
             spec = ModelSpec(name=name, sampling=Sampling(**merged), **entry)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(map(str, first["loc"]))
-            raise EvalkitError(f"{config_path}: [models.{name}] {field}: {first['msg']}") from None
+            raise EvalkitError(f"{config_path}: [models.{name}] {plain_summary(exc, ModelSpec, CONFIG_KEYS)}") from None
         return with_knobs(spec, knobs)
     if name in BUILTIN_POLICIES:
         return ModelSpec(name=name, model=name, builtin=name, sampling=sampling, max_retries=0)
@@ -236,6 +235,12 @@ def resolve_model(
         return ModelSpec(name=name, model=name, builtin="replay", replay_path=path, sampling=sampling, max_retries=0)
     spec = ModelSpec(name=name, model=name, base_url=base_url, api_key_env=api_key_env, sampling=sampling)
     return with_knobs(spec, knobs)
+
+
+# the keys of a [models.NAME] table: the spec's own, but for those evalkit fills in, and the sampling ones
+CONFIG_KEYS = [k for k in ModelSpec.model_fields if k not in {"name", "builtin", "replay_path", "sampling"}] + list(
+    Sampling.model_fields
+)
 
 
 def with_knobs(spec: ModelSpec, knobs: dict) -> ModelSpec:

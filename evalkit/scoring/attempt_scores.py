@@ -13,6 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evalkit.errors import EvalkitError
+from evalkit.plain_errors import plain_summary
 from evalkit.runs.store import AttemptRecord
 from evalkit.scoring.composite import Weights, composite
 from evalkit.scoring.efficiency import EfficiencyScore, score_efficiency
@@ -45,8 +46,7 @@ def load_settings(config: dict, where: Path) -> ScoringSettings:
     try:
         settings = ScoringSettings.model_validate(config.get("scoring", {}))
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise EvalkitError(f"{where}: [scoring] {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+        raise EvalkitError(f"{where}: [scoring] {plain_summary(exc, ScoringSettings)}") from None
     settings.prices = price_table(config.get("prices"), str(where))
     return settings
 

@@ -17,8 +17,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalkit.errors import EvalkitError
+from evalkit.plain_errors import plain_summary
 from evalkit.tasks.model import Task
-from evalkit.tasks.plain_errors import plain_summary
 
 TASK_FILE = "task.toml"
 PATCH_FILE = "patch.diff"

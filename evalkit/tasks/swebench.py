@@ -14,10 +14,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from evalkit.errors import EvalkitError
+from evalkit.plain_errors import plain_summary
 from evalkit.scoring.predictions import write_atomic
 from evalkit.tasks.load import task_from_swebench_row
 from evalkit.tasks.model import Task
-from evalkit.tasks.plain_errors import plain_summary
 
 # The columns of the SWE-bench datasets on the Hugging Face hub, in their order.
 SWEBENCH_COLUMNS = (

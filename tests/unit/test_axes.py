@@ -105,5 +105,5 @@ def test_composite_weights_are_normalised_and_configurable(tmp_path):
     assert composite(axes, Weights(correctness=1, quality=1, efficiency=0, interaction=0)) == pytest.approx(0.75)
     settings = load_settings({"scoring": {"weights": {"correctness": 3, "quality": 1}}}, tmp_path / "evalkit.toml")
     assert settings.weights.normalised()["correctness"] == pytest.approx(3 / 4.25)
-    with pytest.raises(EvalkitError, match=r"\[scoring\] weights.speed: Extra inputs"):
+    with pytest.raises(EvalkitError, match=r"\[scoring\] unknown key `weights.speed`; allowed: correctness, quality"):
         load_settings({"scoring": {"weights": {"speed": 1}}}, tmp_path / "evalkit.toml")

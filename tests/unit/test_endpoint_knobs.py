@@ -188,16 +188,16 @@ def test_config_knobs_are_read_and_the_command_line_overrides_them(tmp_path):
 @pytest.mark.parametrize(
     ("text", "says"),
     [
-        ('tool_choice = "call any"', "[models.a] tool_choice: Value error, must be auto, required, none or a tool"),
-        ("parallel_tool_calls = 3", "[models.a] parallel_tool_calls"),
-        ("stop = []", "[models.a] stop: Value error, must be a non-empty list"),
-        ('stop = "</a>"', "[models.a] stop"),
-        ("max_connections = 0", "[models.a] max_connections"),
-        ("max_completion_tokens = -1", "[models.a] max_completion_tokens"),
-        ('extra_body = {model = "other"}', "[models.a] extra_body: Value error, model is set by evalkit"),
-        ('extra_headers = {"X-Key" = "sk-123-literal"}', "[models.a] extra_headers: Value error, `X-Key`"),
+        ('tool_choice = "call any"', "[models.a] `tool_choice`: must be auto, required, none or a tool"),
+        ("parallel_tool_calls = 3", "[models.a] `parallel_tool_calls`"),
+        ("stop = []", "[models.a] `stop`: must be a non-empty list"),
+        ('stop = "</a>"', "[models.a] `stop`"),
+        ("max_connections = 0", "[models.a] `max_connections`: must be at least 1, got 0"),
+        ("max_completion_tokens = -1", "[models.a] `max_completion_tokens`: must be more than 0, got -1"),
+        ('extra_body = {model = "other"}', "[models.a] `extra_body`: model is set by evalkit"),
+        ('extra_headers = {"X-Key" = "sk-123-literal"}', "[models.a] `extra_headers`: `X-Key`"),
         ('extra_headers = {"Bad Header" = "VAR"}', "not a valid header name"),
-        ('reasoning_effortt = "high"', "[models.a] reasoning_effortt: Extra inputs"),
+        ('reasoning_effortt = "high"', "[models.a] unknown key `reasoning_effortt` (did you mean `reasoning_effort`?)"),
     ],
 )
 def test_bad_knobs_in_the_config_name_file_and_field(tmp_path, text, says):

@@ -52,8 +52,9 @@ def test_builtins_and_replay(tmp_path):
     [
         ("[models.a\n", "not valid TOML"),
         ("models = 3\n", "must be a table"),
-        ('[models.a]\ntemperature = "hot"\n', "[models.a] temperature"),
-        ('[models.a]\nbase_urll = "x"\n', "[models.a] base_urll: Extra inputs"),
+        ('[models.a]\ntemperature = "hot"\n', "[models.a] `temperature`: expected a number, got 'hot'"),
+        ('[models.a]\nbase_urll = "x"\n', "[models.a] unknown key `base_urll` (did you mean `base_url`?); allowed:"),
+        ('[models.a]\ntemprature = 1\n', "did you mean `temperature`?); allowed: model, base_url, api_key_env,"),
     ],
 )
 def test_bad_config_names_file_and_field(tmp_path, text, says):

@@ -9,6 +9,7 @@ what was found: "unknown key `tests.timeout`; allowed: command, fail_to_pass, ..
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -54,9 +55,10 @@ def _model_at(model: type[BaseModel] | None, loc: tuple[int | str, ...]) -> type
     return model
 
 
-def plain_line(error: Any, model: type[BaseModel] | None = None) -> str:
+def plain_line(error: Any, model: type[BaseModel] | None = None, top_keys: Sequence[str] | None = None) -> str:
     """One pydantic error (an item of `ValidationError.errors()`) as a plain sentence; `model`
-    (the validated model) lets an unknown key list the keys allowed beside it."""
+    (the validated model) lets an unknown key list the keys allowed beside it; `top_keys`, when
+    given, are the keys a person may write at the top (the file's view, not the model's)."""
     loc = tuple(error.get("loc", ()))
     kind = error.get("type", "")
     where = f"`{_dotted(loc)}`" if loc else "the task"
@@ -64,11 +66,12 @@ def plain_line(error: Any, model: type[BaseModel] | None = None) -> str:
     ctx = error.get("ctx") or {}
     if kind == "extra_forbidden":
         holder = _model_at(model, loc[:-1])
-        if holder is None:
+        keys = list(top_keys) if top_keys is not None and len(loc) == 1 else holder and list(holder.model_fields)
+        if not keys:
             return f"unknown key {where}"
-        close = difflib.get_close_matches(str(loc[-1]), list(holder.model_fields), n=1)
+        close = difflib.get_close_matches(str(loc[-1]), keys, n=1)
         hint = f" (did you mean `{close[0]}`?)" if close else ""
-        return f"unknown key {where}{hint}; allowed: {', '.join(holder.model_fields)}"
+        return f"unknown key {where}{hint}; allowed: {', '.join(keys)}"
     if kind == "missing":
         return f"missing key {where}"
     if kind in _EXPECTED:
@@ -91,15 +94,19 @@ def plain_line(error: Any, model: type[BaseModel] | None = None) -> str:
     return f"{where}: {message[:1].lower()}{message[1:]}"
 
 
-def plain_lines(exc: ValidationError, model: type[BaseModel] | None = None) -> list[str]:
+def plain_lines(
+    exc: ValidationError, model: type[BaseModel] | None = None, top_keys: Sequence[str] | None = None
+) -> list[str]:
     """Every error of `exc` as a plain sentence; unknown keys first, since a misspelt key is
     usually also why a required one is missing."""
     errors = sorted(exc.errors(), key=lambda error: error.get("type") != "extra_forbidden")
-    return [plain_line(error, model) for error in errors]
+    return [plain_line(error, model, top_keys) for error in errors]
 
 
-def plain_summary(exc: ValidationError, model: type[BaseModel] | None = None) -> str:
+def plain_summary(
+    exc: ValidationError, model: type[BaseModel] | None = None, top_keys: Sequence[str] | None = None
+) -> str:
     """The errors as one line: the first MAX_LINES joined by "; ", the rest counted."""
-    lines = plain_lines(exc, model)
+    lines = plain_lines(exc, model, top_keys)
     more = f" (+{len(lines) - MAX_LINES} more)" if len(lines) > MAX_LINES else ""
     return "; ".join(lines[:MAX_LINES]) + more
