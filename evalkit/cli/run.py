@@ -102,6 +102,9 @@ def run(
         typer.Option(help="A baseline run folder or run id: compare with it at the end and exit 1 on a regression."),
     ] = None,
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
+    agent: Annotated[
+        str, typer.Option(help="What works on each task: tool-loop (evalkit's own loop driving the model).")
+    ] = "tool-loop",
     retry_errors: Annotated[
         bool,
         typer.Option(
@@ -124,6 +127,7 @@ def run(
     ] = 300.0,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
+    from evalkit.agent.registry import check_agent
     from evalkit.models.backoff import EndpointRegistry
     from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
     from evalkit.report.compare import compare_command
@@ -142,6 +146,7 @@ def run(
     asked = RunArgs(
         suite, list(dict.fromkeys(model or [])), samples, task, limit,
         LimitOverrides(max_turns, max_tokens, wall_time, command_timeout), config, skip_invalid, retry_errors,
+        agent=check_agent(agent),
     )  # fmt: skip
     args = resume_args(asked, given_options(ctx), store.read_manifest(), store.dir)
     suite, samples, config = args.suite, args.samples, args.config
@@ -207,6 +212,7 @@ def run(
                 endpoints=endpoints,
                 engine_wait_s=engine_wait,
                 on_retry=display.retrying,
+                agent=args.agent,
             )
     except KeyboardInterrupt:
         resume = resume_command(run_id, out, *(["--retry-errors"] if retry_errors else []))

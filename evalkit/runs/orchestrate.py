@@ -17,6 +17,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalkit.agent.registry import DEFAULT_AGENT, make_agent
 from evalkit.errors import EvalkitError
 from evalkit.models.backoff import EndpointRegistry
 from evalkit.models.client import ChatClient
@@ -183,6 +184,7 @@ def execute(
     endpoints: EndpointRegistry | None = None,
     engine_wait_s: float = DEFAULT_WAIT_S,
     on_retry: Callable[[AttemptRecord], None] | None = None,
+    agent: str = DEFAULT_AGENT,
 ) -> None:
     """Run the plan; each record is appended to the store, then handed to `on_record` (or, when
     the attempt will run again because the engine went away under it, to `on_retry`)."""
@@ -191,6 +193,7 @@ def execute(
     engine_retries: Counter[tuple[str, str, int]] = Counter()
 
     with model_clients(specs, tasks, endpoints) as clients, engine.watching(engine_wait_s):
+        agents = {spec.name: make_agent(agent, spec, clients[spec.name], output_limit) for spec in specs}
 
         def job(key: AttemptKey) -> AttemptOutcome:
             engine.ready()  # waits while the engine does not answer; EngineUnavailable past the bound
@@ -198,10 +201,8 @@ def execute(
             spec = by_name[key.model]
             limits = overrides.apply(key.task.limits)
             try:
-                client = clients[key.model]
-                record = run_attempt(
-                    key, spec, client, backend, store, backend.run_id, limits, output_limit, integrity_policy
-                )
+                agent_of_model, run_id = agents[key.model], backend.run_id
+                record = run_attempt(key, spec, agent_of_model, backend, store, run_id, limits, integrity_policy)
             except Exception as exc:
                 record = error_record(key, backend.run_id, exc, time.monotonic() - started)
                 return AttemptOutcome(record, engine.lost_since(outages, exc))

@@ -22,6 +22,7 @@ from evalkit.scoring.grading import TestGroupResult
 from evalkit.scoring.integrity import IntegrityReport
 from evalkit.scoring.predictions import write_atomic
 from evalkit.tasks import SkippedTask
+from evalkit.tasks.model import Limits
 
 RESULTS = "results.jsonl"
 MANIFEST = "run.json"
@@ -41,6 +42,8 @@ class AttemptRecord(BaseModel):
     task_id: str
     model: str
     sample: int
+    agent: str = "tool-loop"  # what worked on the task (--agent); rows from before agents were the tool loop
+    limits: Limits | None = None  # the budgets the attempt ran under (None: a row from before they were kept)
     resolved: bool  # the verdict: the hidden tests passed and (under integrity = "fail") no failing flag
     tests_resolved: bool | None = None  # what the hidden tests alone said (None: a row from before integrity)
     stop_reason: str
@@ -88,6 +91,7 @@ class RunOptions(BaseModel):
     limits: dict[str, int | float] = Field(default_factory=dict)  # --max-turns, --max-tokens, --wall-time...
     config: str | None = None  # --config, when one was given
     skip_invalid: bool = False  # --skip-invalid: the tasks of the suite that do not load are skipped
+    agent: str = "tool-loop"  # --agent: what works on each task (runs from before agents: the tool loop)
 
 
 class RunManifest(BaseModel):
