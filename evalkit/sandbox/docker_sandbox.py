@@ -27,7 +27,7 @@ import docker.errors
 from evalkit.errors import SandboxError
 from evalkit.sandbox.containers import LiveContainers, container_labels, remove_container
 from evalkit.sandbox.engine_watch import engine_error_reason, engine_unreachable
-from evalkit.sandbox.protocol import ExecResult
+from evalkit.sandbox.protocol import DEFAULT_OUTPUT_LIMIT, ExecResult
 from evalkit.sandbox.workspace import Workspace, tar_single_file
 
 SERVER_SOURCE = (Path(__file__).parent / "command_server.py").read_text()
@@ -46,7 +46,7 @@ class SandboxSpec:
     mem_limit: str = "2g"
     cpus: float = 1.0
     pids_limit: int = 256
-    output_limit: int = 64_000
+    output_limit: int = DEFAULT_OUTPUT_LIMIT
     default_timeout_s: float = 120.0
     env: dict[str, str] = field(default_factory=dict)
 
