@@ -16,7 +16,7 @@ from evalkit.sandbox.registry import BACKENDS, DEFAULT_BACKEND, check_backend_na
 evalkit = partial(run_evalkit, timeout=120)
 
 
-@pytest.mark.parametrize("command", [["run", "-m", "oracle"], ["tasks", "validate"]])
+@pytest.mark.parametrize("command", [["run", "-m", "oracle", "--suite"], ["tasks", "validate"]])
 def test_an_unknown_backend_is_one_line_naming_the_known_ones(command, tmp_path):
     out = tmp_path / "runs"
     result = evalkit(*command, DEMO_SUITE, "--backend", "podman", *(["--out", out] if command[0] == "run" else []))
