@@ -11,7 +11,9 @@ import typer
 from rich.markup import escape
 
 from evalkit.cli.common import (
+    DEFAULT_BACKEND,
     SKIP_INVALID_HELP,
+    BackendOption,
     _interrupted,
     _load,
     _open_backend,
@@ -125,6 +127,7 @@ def run(
             "stops, resumable.",
         ),
     ] = 300.0,
+    backend_name: BackendOption = DEFAULT_BACKEND,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
     from evalkit.agent.registry import check_agent
@@ -135,7 +138,7 @@ def run(
     from evalkit.runs.orchestrate import LimitOverrides, execute, open_run, plan_attempts
     from evalkit.runs.resume import RunArgs, model_specs, resume_args, run_options
     from evalkit.runs.store import RunStore
-    from evalkit.sandbox.docker_sandbox import SandboxSpec
+    from evalkit.sandbox.protocol import DEFAULT_OUTPUT_LIMIT
     from evalkit.scoring.attempt_scores import load_settings
 
     baseline_dir = run_folder(baseline, out) if baseline is not None else None
@@ -194,7 +197,7 @@ def run(
     if skipped:
         err_console.print(f"resuming run {run_id}: {counted(skipped, 'finished attempt')} kept, {len(plan)} to go")
     overrides = args.overrides
-    backend = _open_backend(run_id)
+    backend = _open_backend(run_id, backend_name)
     try:
         endpoints = EndpointRegistry()
         with RunDisplay(err_console, len(plan), names, endpoints, engine=backend.engine) as display:
@@ -206,7 +209,7 @@ def run(
                 store,
                 concurrency=concurrency,
                 overrides=overrides,
-                output_limit=SandboxSpec(image="").output_limit,
+                output_limit=DEFAULT_OUTPUT_LIMIT,
                 on_record=display.add,
                 integrity_policy=settings.integrity,
                 endpoints=endpoints,

@@ -28,8 +28,8 @@ from evalkit.runner import fan_out
 from evalkit.runs.attempt import AttemptKey, run_attempt
 from evalkit.runs.folders import resume_command
 from evalkit.runs.store import AttemptRecord, RunManifest, RunOptions, RunStore, utc_now
-from evalkit.sandbox.backend import DockerBackend
 from evalkit.sandbox.engine_watch import DEFAULT_WAIT_S, EngineUnavailable
+from evalkit.sandbox.protocol import SandboxBackend
 from evalkit.scoring.integrity import IntegrityPolicy
 from evalkit.tasks import Suite, Task
 from evalkit.tasks.model import Limits
@@ -173,7 +173,7 @@ def execute(
     plan: list[AttemptKey],
     specs: list[ModelSpec],
     tasks: list[Task],
-    backend: DockerBackend,
+    backend: SandboxBackend,
     store: RunStore,
     *,
     concurrency: int,
