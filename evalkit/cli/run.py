@@ -149,7 +149,7 @@ def run(
     asked = RunArgs(
         suite, list(dict.fromkeys(model or [])), samples, task, limit,
         LimitOverrides(max_turns, max_tokens, wall_time, command_timeout), config, skip_invalid, retry_errors,
-        agent=check_agent(agent),
+        agent=check_agent(agent), backend=backend_name,
     )  # fmt: skip
     args = resume_args(asked, given_options(ctx), store.read_manifest(), store.dir)
     suite, samples, config = args.suite, args.samples, args.config
@@ -197,7 +197,7 @@ def run(
     if skipped:
         err_console.print(f"resuming run {run_id}: {counted(skipped, 'finished attempt')} kept, {len(plan)} to go")
     overrides = args.overrides
-    backend = _open_backend(run_id, backend_name)
+    backend = _open_backend(run_id, args.backend)
     try:
         endpoints = EndpointRegistry()
         with RunDisplay(err_console, len(plan), names, endpoints, engine=backend.engine) as display:

@@ -21,6 +21,7 @@ from evalkit.errors import EvalkitError
 from evalkit.models.endpoint import ModelSpec, resolve_model
 from evalkit.runs.orchestrate import LimitOverrides
 from evalkit.runs.store import RunManifest, RunOptions
+from evalkit.sandbox.registry import DEFAULT_BACKEND
 
 # `evalkit run` options (parameter names) that shape a model's spec.
 MODEL_OPTIONS = (
@@ -52,6 +53,7 @@ class RunArgs:
     recorded: dict[str, ModelSpec] = field(default_factory=dict)
     manifest: RunManifest | None = None
     agent: str = DEFAULT_AGENT
+    backend: str = DEFAULT_BACKEND  # may change between sessions of a run (the attempts do not depend on it)
 
 
 def option(name: str) -> str:
@@ -110,6 +112,7 @@ def resume_args(asked: RunArgs, given: set[str], manifest: RunManifest | None, r
         recorded=recorded,
         manifest=manifest,
         agent=manifest.options.agent,
+        backend=asked.backend if "backend_name" in given else manifest.options.backend,
     )
 
 
@@ -165,5 +168,10 @@ def run_options(args: RunArgs, selected_ids: list[str]) -> RunOptions:
     chosen = selected_ids if args.task_ids or args.limit else None
     config = str(args.config) if args.config else None
     return RunOptions(
-        task_ids=chosen, limits=limits, config=config, skip_invalid=args.skip_invalid, agent=args.agent
+        task_ids=chosen,
+        limits=limits,
+        config=config,
+        skip_invalid=args.skip_invalid,
+        agent=args.agent,
+        backend=args.backend,
     )

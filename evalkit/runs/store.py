@@ -92,6 +92,7 @@ class RunOptions(BaseModel):
     config: str | None = None  # --config, when one was given
     skip_invalid: bool = False  # --skip-invalid: the tasks of the suite that do not load are skipped
     agent: str = "tool-loop"  # --agent: what works on each task (runs from before agents: the tool loop)
+    backend: str = "docker"  # --backend of the last session; `evalkit run --run-id X` alone uses it again
 
 
 class RunManifest(BaseModel):

@@ -151,3 +151,10 @@ def test_the_agent_is_recorded_and_a_run_id_alone_resumes_with_it(tmp_path):
     assert run_options(asked(["null"], agent="tool-loop"), ["a"]).agent == "tool-loop"
     record = manifest(tmp_path, agent="tool-loop")
     assert resume_args(asked(), {"run_id"}, record, RUN_DIR).agent == "tool-loop"
+
+
+def test_the_backend_is_recorded_and_reused_unless_another_is_given(tmp_path):
+    assert run_options(asked(["null"], backend="docker"), ["a"]).backend == "docker"
+    record = manifest(tmp_path, backend="elsewhere")
+    assert resume_args(asked(), {"run_id"}, record, RUN_DIR).backend == "elsewhere"
+    assert resume_args(asked(backend="docker"), {"run_id", "backend_name"}, record, RUN_DIR).backend == "docker"
