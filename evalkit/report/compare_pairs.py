@@ -88,6 +88,8 @@ class Pairs:
 
 
 def pair_attempts(base: pd.DataFrame, new: pd.DataFrame, base_label: str, new_label: str) -> Pairs:
+    """One model's attempts of each run joined on (task, sample); pairs with an endpoint or sandbox
+    error on either side are counted and left out, the rest sorted by task and sample."""
     stop = ["stop_reason"] if "stop_reason" in base and "stop_reason" in new else []
     columns = [*KEY, *AXES, *stop, *INTEGRITY_COLUMNS]
     base, new = with_integrity(base), with_integrity(new)
