@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -33,6 +32,7 @@ if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit 
     from evalkit.models.endpoint import ModelSpec
     from evalkit.runs.store import RunStore
     from evalkit.scoring.attempt_scores import ScoringSettings
+    from evalkit.scoring.run_summary import RunSummary
     from evalkit.tasks import Task
 
 EXIT_ERRORS = 3  # the run finished, but some attempts ended in endpoint_error or sandbox_error (not scored)
@@ -133,7 +133,7 @@ def run(
     from evalkit.agent.registry import check_agent
     from evalkit.models.backoff import EndpointRegistry
     from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
-    from evalkit.report.compare import compare_command
+    from evalkit.report.compare_command import compare_command
     from evalkit.runs.display import RunDisplay
     from evalkit.runs.orchestrate import LimitOverrides, execute, open_run, plan_attempts
     from evalkit.runs.resume import RunArgs, model_specs, resume_args, run_options
@@ -226,10 +226,10 @@ def run(
         store, {t.id: t for t in loaded.tasks}, settings, judge_client, f"run {run_id} on {loaded.name}"
     )
     if baseline_dir is not None:
-        code = compare_command(baseline_dir, store.dir, 0.02, 0.05, None, None, None, None, console)
+        code = compare_command(baseline_dir, store.dir, console=console)  # the default max drop and alpha
         if code:
             raise typer.Exit(code)
-    if summary.get("errors"):
+    if summary.errors:
         raise typer.Exit(EXIT_ERRORS)
 
 
@@ -268,19 +268,20 @@ def _judge_client(name: str | None, models_config: dict, config_path: Path) -> C
 
 def _score_and_show(
     store: RunStore, tasks: dict[str, Task], settings: ScoringSettings, judge: ChatClient | None, title: str
-) -> dict:
+) -> RunSummary:
     from evalkit.runs.display import errors_line, skipped_tasks_lines, summary_table
-    from evalkit.scoring.run_scores import SUMMARY, score_run
+    from evalkit.runs.paths import RESULTS, SCORES, SUMMARY, TRAJECTORIES
+    from evalkit.scoring.run_scores import score_run
 
     warn = lambda message: err_console.print(f"[yellow]warning[/] {escape(message)}", soft_wrap=True)  # noqa: E731
     with err_console.status("scoring"):
-        score_run(store, tasks, settings, judge, warn)
-    summary = json.loads((store.dir / SUMMARY).read_text())
-    console.print(summary_table(summary["models"], title))
-    for line in skipped_tasks_lines(summary):
+        summary = score_run(store, tasks, settings, judge, warn).summary
+    console.print(summary_table(summary.models, title))
+    written = summary.model_dump(mode="json")  # as summary.json holds it
+    for line in skipped_tasks_lines(written):
         console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
-    console.print(f"run folder: {store.dir} (results.jsonl, scores.jsonl, summary.json, trajectories/)")
-    if line := errors_line(summary, resume_command(store.dir.name, store.dir.parent, "--retry-errors")):
+    console.print(f"run folder: {store.dir} ({RESULTS}, {SCORES}, {SUMMARY}, {TRAJECTORIES}/)")
+    if line := errors_line(written, resume_command(store.dir.name, store.dir.parent, "--retry-errors")):
         console.print(f"[red]{escape(line)}[/]", soft_wrap=True, highlight=False)
     return summary
 
@@ -302,8 +303,7 @@ def score(
 
     run_dir = run_folder(run_dir)
     store = RunStore(run_dir)
-    if not store.results_path.exists():
-        raise EvalkitError(f"{run_dir}: no results.jsonl; is this an evalkit run folder?")
+    store.paths.require_results(run_dir)
     config_data = load_config(config)
     config_path = config or DEFAULT_CONFIG
     settings = load_settings(config_data, config_path)

@@ -46,7 +46,7 @@ def run_attempt(
     """Run and score one attempt; the record says what happened, whatever the agent did."""
     started_at, started = utc_now(), time.monotonic()
     task = key.task
-    path = store.trajectories / key.trajectory_name
+    path = store.paths.trajectories / key.trajectory_name
     patch, outcome = "", AgentOutcome(StopReason.SANDBOX_ERROR)
     with TrajectoryWriter(path) as trajectory:
         trajectory.event(

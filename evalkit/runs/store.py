@@ -1,5 +1,5 @@
-"""A run's folder: `run.json` (what was asked, and the suite's tasks that did not load),
-`results.jsonl` (one row per finished attempt) and `trajectories/`.
+"""A run's records: `run.json` (what was asked, and the suite's tasks that did not load),
+`results.jsonl` (one row per finished attempt) and `trajectories/`, at the places `RunPaths` names.
 
 Rows are appended with one `write` on an O_APPEND descriptor and fsynced, so a killed run loses
 at most the attempts in flight; a line cut short by a kill is dropped when the run is reopened.
@@ -18,14 +18,13 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from evalkit.errors import EvalkitError
+from evalkit.runs.paths import RunPaths
 from evalkit.scoring.grading import TestGroupResult
 from evalkit.scoring.integrity import IntegrityReport
 from evalkit.scoring.predictions import write_atomic
 from evalkit.tasks import SkippedTask
 from evalkit.tasks.model import Limits
 
-RESULTS = "results.jsonl"
-MANIFEST = "run.json"
 # The endpoint or the harness failed, not the model: such attempts are errors, never scores.
 ERROR_STOP_REASONS = frozenset({"endpoint_error", "sandbox_error"})
 RERUN_STOP_REASONS = frozenset({"sandbox_error"})  # retried by every resume; endpoint errors with --retry-errors
@@ -113,8 +112,9 @@ class RunStore:
 
     def __init__(self, run_dir: Path) -> None:
         self.dir = run_dir
-        self.results_path = run_dir / RESULTS
-        self.trajectories = run_dir / "trajectories"
+        self.paths = RunPaths(run_dir)
+        self.results_path = self.paths.results
+        self.trajectories = self.paths.trajectories
         self._lock = threading.Lock()
 
     def open(self) -> None:
@@ -164,7 +164,7 @@ class RunStore:
         return {r.key for r in self.records() if r.errored}
 
     def read_manifest(self) -> RunManifest | None:
-        path = self.dir / MANIFEST
+        path = self.paths.manifest
         if not path.exists():
             return None
         try:
@@ -173,4 +173,4 @@ class RunStore:
             raise EvalkitError(f"{path}: not an evalkit run manifest; use another --run-id") from None
 
     def write_manifest(self, manifest: RunManifest) -> None:
-        write_atomic(self.dir / MANIFEST, json.dumps(manifest.model_dump(), indent=2) + "\n")
+        write_atomic(self.paths.manifest, json.dumps(manifest.model_dump(), indent=2) + "\n")
