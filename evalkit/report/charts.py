@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from evalkit.axes import JUDGE, LABELS, MEAN_AXES
 from evalkit.errors import EvalkitError
 from evalkit.report.runs_data import (
     BENCHMARK_LABELS,
@@ -35,7 +36,7 @@ from evalkit.stats.suite_stats import MEASURES, task_figures
 from evalkit.stats.suite_stats import summarize as summarize_figures
 from evalkit.tasks import load_suite
 
-AXES = ("quality", "efficiency", "interaction", "composite", "judge")
+AXES = (*MEAN_AXES, JUDGE)
 # the compact rows of `attempts` in the page; `integrity` is the verdict, `flags` the kinds flagged
 ATTEMPT_COLUMNS = ("n", "task", "model", "sample", "status", "run", "integrity", "flags")
 
@@ -153,6 +154,8 @@ class Leaderboard(BaseModel):
     suites: list[SuiteBoard]
     measures: dict[str, str]
     reference: dict[str, Any]
+    axes: list[str] = list(MEAN_AXES)  # the per-model means the page shows, in order (evalkit/axes.py)
+    axis_labels: dict[str, str] = dict(LABELS)
 
 
 # -- figures --------------------------------------------------------------------------------------

@@ -10,13 +10,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalkit.axes import MEAN_AXES
 from evalkit.errors import EvalkitError
 from evalkit.report.compare_integrity import COLUMNS as INTEGRITY_COLUMNS
 from evalkit.report.compare_integrity import with_integrity
 from evalkit.runs.store import ERROR_STOP_REASONS
 
 RESOLVED = "resolved"
-CONTINUOUS_AXES = ("quality", "efficiency", "interaction", "composite")
+CONTINUOUS_AXES = MEAN_AXES
 AXES = (RESOLVED, *CONTINUOUS_AXES)
 REQUIRED_COLUMNS = ("task_id", "model", "sample", *AXES)
 KEY = ["task_id", "sample"]

@@ -29,6 +29,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from evalkit.axes import AXIS_NAMES, JUDGE, SCORE_COLUMNS
 from evalkit.errors import EvalkitError
 from evalkit.report.attempts import attempt_detail, trajectory_view
 from evalkit.report.charts import AXES, Leaderboard, build_leaderboard, pareto_frontier
@@ -155,7 +156,7 @@ def attempts_csv(refs: Sequence[AttemptRef]) -> str:
     header = [
         "attempt", "suite", "run_id", "task_id", "model", "sample", "status", "resolved", "tests_resolved",
         "integrity", "integrity_flags", "stop_reason", "error",
-        "correctness", "quality", "efficiency", "interaction", "composite", "judge", "cost_usd", "total_tokens",
+        *SCORE_COLUMNS, JUDGE, "cost_usd", "total_tokens",
         "turns", "tool_calls", "duration_s",
     ]  # fmt: skip
     rows: list[list[Any]] = [header]
@@ -165,8 +166,8 @@ def attempts_csv(refs: Sequence[AttemptRef]) -> str:
             [
                 ref.n, ref.suite, r.run_id, r.task_id, r.model, r.sample, ref.status, attempt_resolved(r, s),
                 attempt_tests_passed(r, s), integrity.verdict, ",".join(integrity.kinds()), r.stop_reason,
-                r.error, s and s.correctness.score, s and s.quality.score, s and s.efficiency.score,
-                s and s.interaction.score, s and s.composite, s and s.judge and s.judge.score,
+                r.error, *(s and getattr(s, axis).score for axis in AXIS_NAMES), s and s.composite,
+                s and s.judge and s.judge.score,
                 s and s.efficiency.cost_usd, r.usage.get("total_tokens"), r.turns, r.tool_calls, r.duration_s,
             ]
         )  # fmt: skip

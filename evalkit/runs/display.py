@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from evalkit.axes import COMPOSITE, JUDGE, LABELS, MEAN_AXES
 from evalkit.models.backoff import EndpointRegistry
 from evalkit.runs.fitted_table import FitColumn, FittedTable
 from evalkit.runs.store import AttemptRecord
@@ -226,7 +227,7 @@ def summary_table(models: list[dict], title: str) -> FittedTable:
         return FitColumn(header, [cell(entry) for entry in models], priority, separator, justify)
 
     def axis(name: str, priority: int) -> FitColumn:
-        return column(name, priority, lambda entry: [_mean(entry["axes"].get(name))])
+        return column(LABELS[name], priority, lambda entry: [_mean(entry["axes"].get(name))])
 
     columns = [
         column("attempts", 4, lambda entry: [str(entry["attempts"])]),
@@ -234,9 +235,9 @@ def summary_table(models: list[dict], title: str) -> FittedTable:
     ]
     if multi:
         columns.append(column("pass@k", 4, lambda e: [f"@{k} {v:.2f}" for k, v in e["pass_at_k"].items()], ", "))
-    columns += [axis("quality", 1), axis("efficiency", 1), axis("interaction", 1), axis("composite", 0)]
+    columns += [axis(name, 0 if name == COMPOSITE else 1) for name in MEAN_AXES]
     if judged:
-        columns.append(axis("judge", 3))
+        columns.append(axis(JUDGE, 3))
     columns += [
         column("cost/task $", 5, lambda e: ["-" if e["cost_per_task"] is None else f"{e['cost_per_task']:.4f}"]),
         column("median tokens", 5, lambda entry: [_count(entry["median_tokens"])]),

@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalkit.agent.trajectory import read_trajectory
+from evalkit.axes import AXIS_NAMES, SCORE_COLUMNS
 from evalkit.errors import EvalkitError
 from evalkit.models.client import ChatClient
 from evalkit.runs.store import ERROR_STOP_REASONS, AttemptRecord, RunStore, utc_now
@@ -34,7 +35,7 @@ from evalkit.scoring.prices import price_for
 from evalkit.scoring.run_summary import RunSummary, ScoredRun
 from evalkit.tasks import Task, load_suite
 
-AXIS_COLUMNS = ("correctness", "quality", "efficiency", "interaction", "composite")
+AXIS_COLUMNS = SCORE_COLUMNS  # every axis and the composite, per attempt
 
 
 def base_tree(task: Task) -> Callable[[str], str | None]:
@@ -154,12 +155,9 @@ def results_frame(records: list[AttemptRecord], scores: list[AttemptScores]) -> 
             "stop_reason": record.stop_reason,
             "errored": record.errored,  # endpoint_error / sandbox_error: in no aggregate
             "error": record.error,
-            "correctness": score.correctness.score,
+            **{axis: getattr(score, axis).score for axis in AXIS_NAMES},
             "fail_to_pass": score.correctness.fail_to_pass,
             "pass_to_pass": score.correctness.pass_to_pass,
-            "quality": score.quality.score,
-            "efficiency": score.efficiency.score,
-            "interaction": score.interaction.score,
             "composite": score.composite,
             "judge": score.judge.score if score.judge else None,
             "cost_usd": score.efficiency.cost_usd,
@@ -172,10 +170,9 @@ def results_frame(records: list[AttemptRecord], scores: list[AttemptScores]) -> 
             "duration_s": record.duration_s,
             "agent_s": record.agent_s,
         }
-        for axis in ("quality", "interaction"):
-            detail = getattr(score, axis)
-            for name, value in (detail.parts if axis == "quality" else detail.counts).items():
-                row[f"{axis}.{name}"] = value
+        # the parts of the axes that have them, as columns of their own
+        row.update({f"quality.{name}": value for name, value in score.quality.parts.items()})
+        row.update({f"interaction.{name}": value for name, value in score.interaction.counts.items()})
         rows.append(row)
     return pd.DataFrame(rows)
 

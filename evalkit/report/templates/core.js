@@ -8,10 +8,8 @@ const STATUS = { r: "resolved", x: "tests passed, integrity failed", f: "failed"
 const CELL_KIND = { r: "all", x: "voided", f: "none", e: "error" };  // a sample's cell colour
 const CELL_LABEL = { r: "resolved", x: "voided", f: "failed", e: "error" };
 const FLAG_MARK = "\u2691";  // an integrity flag on an attempt (class "flag fail" or "flag warn")
-const AXIS_LABELS = {
-  resolved: "resolved", quality: "quality", efficiency: "efficiency", interaction: "interaction",
-  composite: "composite", judge: "judge",
-};
+// the axes and their labels come with the data (evalkit/axes.py): one list drives every view
+const AXIS_LABELS = { resolved: "resolved", ...DATA.axis_labels };
 const STOP_LABELS = {
   submitted: "submitted", no_tool_call: "answered without a tool call", max_turns: "turn budget used up",
   max_tokens: "token budget used up", wall_time: "time budget used up", context_overflow: "context window full",
@@ -29,8 +27,7 @@ const PART_LABELS = {
   tool_error: "tool errors", timeout: "command timeouts", repeated_call: "repeated calls",
   budget_overrun: "budget overrun", no_final_message: "no final message", unspecific_final: "unspecific final message",
   no_tool_call: "replies without a tool call", text_tool_call: "tool calls written as text", bash_write: "files written by bash",
-  correctness: "correctness", quality: "quality", efficiency: "efficiency", interaction: "interaction",
-  judge: "judge", summary: "summary", issues: "issues", error: "error",
+  ...DATA.axis_labels, summary: "summary", issues: "issues", error: "error",
 };
 const LIMIT_LABELS = {
   max_turns: (v) => int(v) + " turns", max_tokens: (v) => int(v) + " tokens", wall_time_s: (v) => duration(v) + " wall time",

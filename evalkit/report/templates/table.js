@@ -23,8 +23,8 @@ function leaderboardTable(suite) {
         cell: (r) => (r.samples > 1 ? dec(at(r, r.best_of_k)) : "—") },
     );
   }
-  for (const name of ["quality", "efficiency", "interaction", "composite"]) {
-    columns.push({ label: name, best: "high", value: axis(name), cell: (r) => dec(axis(name)(r)) });
+  for (const name of DATA.axes) {
+    columns.push({ label: words(AXIS_LABELS, name), best: "high", value: axis(name), cell: (r) => dec(axis(name)(r)) });
   }
   if (rows.some((r) => r.axes.judge && isNum(r.axes.judge.mean))) {
     columns.push({ label: "judge", best: "high", value: axis("judge"), cell: (r) => dec(axis("judge")(r)) });
