@@ -37,9 +37,9 @@ def integrity(
     from rich.table import Table
 
     from evalkit.agent.trajectory import read_trajectory
+    from evalkit.files import write_atomic
     from evalkit.runs.store import RunStore
     from evalkit.scoring.integrity_scan import recorded_test_flags, scan_attempt
-    from evalkit.scoring.predictions import write_atomic
 
     run_dir = run_folder(run_dir)
     store = RunStore(run_dir)

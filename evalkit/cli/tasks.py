@@ -36,7 +36,7 @@ SIZE_COLUMNS = ("prompt chars", "changed lines", "files", "F2P", "P2P")
 
 def _sizes(task: Task) -> tuple[int, ...]:
     """The figures of SIZE_COLUMNS for one task (the change without its tests)."""
-    from evalkit.scoring.patches import changed_lines, changed_paths
+    from evalkit.diffs import changed_lines, changed_paths
 
     return (
         len(task.prompt),
@@ -110,9 +110,9 @@ def tasks_validate(
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
 ) -> None:
     """Check every task: the reference patch must resolve it every time, the empty patch never."""
+    from evalkit.files import write_atomic
     from evalkit.runner import fan_out
     from evalkit.scoring.health import validate_task
-    from evalkit.scoring.predictions import write_atomic
 
     loaded = _load(suite, skip_invalid, "validate")
     selected = loaded.select(task)

@@ -11,9 +11,9 @@ from evalkit.agent.loop import AgentOutcome, StopReason, TurnPolicy, run_agent
 from evalkit.agent.tools import TOOL_SCHEMAS, ToolBox
 from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.errors import EvalkitError
+from evalkit.files import attempt_file_name
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
-from evalkit.names import attempt_file_name
 from evalkit.runs.store import AttemptRecord, RunStore, utc_now
 from evalkit.sandbox.backend import SandboxBackend
 from evalkit.scoring.correctness import evaluate_patch

@@ -8,7 +8,7 @@ import shlex
 from pathlib import Path
 
 from evalkit.errors import EvalkitError
-from evalkit.names import is_safe_name
+from evalkit.files import is_safe_name
 
 RUNS_ROOT = Path("reports/runs")
 RUN_MARKERS = ("run.json", "results.jsonl")

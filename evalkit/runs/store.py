@@ -18,9 +18,9 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from evalkit.errors import EvalkitError
+from evalkit.files import write_atomic
 from evalkit.scoring.grading import TestGroupResult
 from evalkit.scoring.integrity import IntegrityReport
-from evalkit.scoring.predictions import write_atomic
 from evalkit.tasks import SkippedTask
 
 RESULTS = "results.jsonl"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from evalkit.diffs import changed_paths, substantive_paths
 from evalkit.errors import EvalkitError
 from evalkit.plain_errors import plain_summary
 from evalkit.runs.store import AttemptRecord
@@ -21,7 +22,6 @@ from evalkit.scoring.integrity import IntegrityPolicy, IntegrityReport, counts_a
 from evalkit.scoring.integrity_scan import recorded_test_flags, scan_attempt
 from evalkit.scoring.interaction import InteractionPenalties, InteractionScore, score_interaction
 from evalkit.scoring.judge import JudgeVerdict
-from evalkit.scoring.patches import changed_paths, substantive_paths
 from evalkit.scoring.prices import Price, price_table
 from evalkit.scoring.quality import DEFAULT_FORBIDDEN, QualityScore, score_quality
 from evalkit.tasks.model import Limits, Task

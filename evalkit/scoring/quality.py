@@ -58,8 +58,8 @@ from pydantic import BaseModel, Field
 from unidiff import PatchedFile, PatchSet
 from unidiff.patch import Hunk, Line
 
+from evalkit.diffs import changed_lines, changed_paths
 from evalkit.errors import EvalkitError
-from evalkit.scoring.patches import changed_lines, changed_paths
 
 DEFAULT_FORBIDDEN = (
     "*.lock",

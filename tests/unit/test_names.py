@@ -6,7 +6,7 @@ import json
 import pytest
 
 from evalkit.errors import EvalkitError
-from evalkit.names import attempt_file_name, check_run_id, file_component
+from evalkit.files import attempt_file_name, check_run_id, file_component
 from evalkit.runs.folders import run_folder
 from evalkit.scoring.correctness import CorrectnessResult
 from evalkit.scoring.predictions import Prediction, write_instance_report

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from toy import diff_of
 
+from evalkit.diffs import changed_paths
 from evalkit.scoring import quality
-from evalkit.scoring.patches import changed_paths
 from evalkit.scoring.quality import DEFAULT_WEIGHTS, score_quality
 
 DEMO_TASK = "ledger-period-filter"
