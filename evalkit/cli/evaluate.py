@@ -41,9 +41,9 @@ def evaluate(
 ) -> None:
     """Score SWE-bench-format predictions against a suite's hidden tests; write per-instance reports."""
     from evalkit.files import write_atomic
+    from evalkit.integrity import counts_as_resolved
     from evalkit.runner import fan_out
     from evalkit.scoring.correctness import CorrectnessResult, evaluate_patch
-    from evalkit.scoring.integrity import counts_as_resolved
     from evalkit.scoring.integrity_scan import scan_attempt
     from evalkit.scoring.predictions import load_predictions, summary_report, write_instance_report
 

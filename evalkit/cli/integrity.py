@@ -13,8 +13,8 @@ from rich.markup import escape
 
 from evalkit.cli.common import app, console
 from evalkit.errors import EvalkitError
+from evalkit.flag_kinds import FlagKind
 from evalkit.runs.folders import run_folder
-from evalkit.scoring.flag_kinds import FlagKind
 from evalkit.wording import counted
 
 

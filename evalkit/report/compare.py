@@ -45,6 +45,7 @@ from rich.console import Console
 
 from evalkit.errors import EvalkitError
 from evalkit.files import write_atomic
+from evalkit.records import ERROR_STOP_REASONS
 from evalkit.report.compare_integrity import COLUMNS as INTEGRITY_COLUMNS
 from evalkit.report.compare_integrity import compare_integrity, has_integrity, with_integrity
 from evalkit.report.compare_output import (
@@ -59,7 +60,6 @@ from evalkit.report.compare_record import AxisResult, Comparison, Flip, TaskOutc
 from evalkit.report.compare_stats import axis_verdict, mcnemar_exact, paired_bootstrap
 from evalkit.report.compare_tasks import loaded_task_difference, run_manifest, subset_note
 from evalkit.results import load_results
-from evalkit.runs.store import ERROR_STOP_REASONS
 from evalkit.scoring.run_scores import SUMMARY
 from evalkit.wording import counted
 

@@ -19,9 +19,10 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from evalkit.errors import EvalkitError
-from evalkit.runs.store import ERROR_STOP_REASONS, MANIFEST, AttemptRecord, RunManifest, RunStore
+from evalkit.integrity import IntegrityReport
+from evalkit.records import ERROR_STOP_REASONS, AttemptRecord
+from evalkit.runs.store import MANIFEST, RunManifest, RunStore
 from evalkit.scoring.attempt_scores import AttemptScores
-from evalkit.scoring.integrity import IntegrityReport
 from evalkit.scoring.run_scores import SCORES, SUMMARY
 from evalkit.tasks import SkippedTask
 

@@ -15,8 +15,8 @@ from rich.table import Table
 from rich.text import Text
 
 from evalkit.models.backoff import EndpointRegistry
+from evalkit.records import AttemptRecord
 from evalkit.runs.fitted_table import FitColumn, FittedTable
-from evalkit.runs.store import AttemptRecord
 from evalkit.wording import counted
 
 if TYPE_CHECKING:

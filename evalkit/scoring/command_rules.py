@@ -61,7 +61,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from evalkit.scoring.integrity import FlagKind, IntegrityFlag
+from evalkit.integrity import FlagKind, IntegrityFlag
 from evalkit.scoring.shell_commands import (
     HOME,
     SimpleCommand,

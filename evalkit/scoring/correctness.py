@@ -17,10 +17,11 @@ import time
 from pydantic import BaseModel, Field
 
 from evalkit.diffs import changed_paths
+from evalkit.integrity import IntegrityFlag
+from evalkit.records import TestGroupResult
 from evalkit.sandbox.backend import SandboxBackend
 from evalkit.sandbox.protocol import Sandbox
-from evalkit.scoring.grading import Grade, TestGroupResult, grade
-from evalkit.scoring.integrity import IntegrityFlag
+from evalkit.scoring.grading import Grade, grade
 from evalkit.scoring.junit import TestStatus, parse_junit
 from evalkit.scoring.test_infra import RestoredChange
 from evalkit.scoring.test_run import (

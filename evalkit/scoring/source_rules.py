@@ -45,7 +45,7 @@ from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
 from evalkit.diffs import is_test_path
-from evalkit.scoring.integrity import FlagKind, IntegrityFlag
+from evalkit.integrity import FlagKind, IntegrityFlag
 from evalkit.scoring.test_infra import COMPILED_CODE, SHADOWS_RUNNER, STARTUP_HOOK, plan_for
 
 _HOOK_PREFIXES = (

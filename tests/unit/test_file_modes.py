@@ -7,8 +7,9 @@ import stat
 import pytest
 
 from evalkit.files import write_atomic
+from evalkit.records import AttemptRecord
 from evalkit.report.html import write_leaderboard
-from evalkit.runs.store import AttemptRecord, RunManifest, RunStore
+from evalkit.runs.store import RunManifest, RunStore
 from evalkit.scoring.attempt_scores import ScoringSettings
 from evalkit.scoring.run_scores import score_run
 from evalkit.tasks.write import write_suite

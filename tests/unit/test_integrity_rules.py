@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from evalkit.integrity import EVIDENCE_LIMIT, FlagKind
 from evalkit.scoring.command_rules import scan_tool_calls
-from evalkit.scoring.integrity import EVIDENCE_LIMIT, FlagKind
 from evalkit.scoring.source_rules import scan_source_diff
 
 Call = tuple[str, object]  # tool name, arguments (a dict, or a raw string sent as is)

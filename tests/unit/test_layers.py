@@ -16,7 +16,8 @@ import evalkit
 
 # lowest first; a module may import its own layer or a lower one
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("evalkit.errors", "evalkit.wording", "evalkit.plain_errors", "evalkit.files", "evalkit.diffs")),
+    ("base", ("evalkit.errors", "evalkit.wording", "evalkit.plain_errors", "evalkit.files", "evalkit.diffs",
+              "evalkit.flag_kinds", "evalkit.integrity", "evalkit.records")),
     ("tasks", ("evalkit.tasks",)),
     ("sandbox", ("evalkit.sandbox",)),
     ("models", ("evalkit.models",)),
@@ -24,7 +25,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # judging one attempt in its sandbox: tests run and graded, task health, integrity flags
     ("verify", tuple(f"evalkit.scoring.{name}" for name in (
         "correctness", "grading", "junit", "health", "test_run", "test_infra", "guard_plugin",
-        "flag_kinds", "integrity", "integrity_scan", "command_rules", "source_rules", "shell_commands",
+        "integrity_scan", "command_rules", "source_rules", "shell_commands",
     ))),
     ("runs", ("evalkit.runs", "evalkit.runner")),
     ("scoring", ("evalkit.scoring",)),  # the after-the-fact axes and run scores
