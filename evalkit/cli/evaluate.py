@@ -43,9 +43,9 @@ def evaluate(
     from evalkit.files import write_atomic
     from evalkit.integrity import counts_as_resolved
     from evalkit.runner import fan_out
-    from evalkit.scoring.correctness import CorrectnessResult, evaluate_patch
-    from evalkit.scoring.integrity_scan import scan_attempt
     from evalkit.scoring.predictions import load_predictions, summary_report, write_instance_report
+    from evalkit.verify.correctness import CorrectnessResult, evaluate_patch
+    from evalkit.verify.integrity_scan import scan_attempt
 
     if integrity not in ("fail", "flag"):
         raise EvalkitError(f"--integrity {integrity}: choose fail or flag")

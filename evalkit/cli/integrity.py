@@ -39,7 +39,7 @@ def integrity(
     from evalkit.agent.trajectory import read_trajectory
     from evalkit.files import write_atomic
     from evalkit.runs.store import RunStore
-    from evalkit.scoring.integrity_scan import recorded_test_flags, scan_attempt
+    from evalkit.verify.integrity_scan import recorded_test_flags, scan_attempt
 
     run_dir = run_folder(run_dir)
     store = RunStore(run_dir)

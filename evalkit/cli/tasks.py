@@ -28,8 +28,8 @@ from evalkit.wording import counted
 if TYPE_CHECKING:  # imported by the commands that use them: `evalkit --help` stays fast
     from rich.table import Table
 
-    from evalkit.scoring.health import TaskHealth
     from evalkit.tasks import Task
+    from evalkit.verify.health import TaskHealth
 
 SIZE_COLUMNS = ("prompt chars", "changed lines", "files", "F2P", "P2P")
 
@@ -112,7 +112,7 @@ def tasks_validate(
     """Check every task: the reference patch must resolve it every time, the empty patch never."""
     from evalkit.files import write_atomic
     from evalkit.runner import fan_out
-    from evalkit.scoring.health import validate_task
+    from evalkit.verify.health import validate_task
 
     loaded = _load(suite, skip_invalid, "validate")
     selected = loaded.select(task)

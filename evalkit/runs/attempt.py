@@ -18,9 +18,9 @@ from evalkit.models.endpoint import ModelSpec
 from evalkit.records import AttemptRecord, StopReason, TestGroupResult, utc_now
 from evalkit.runs.store import RunStore
 from evalkit.sandbox.backend import SandboxBackend
-from evalkit.scoring.correctness import evaluate_patch
-from evalkit.scoring.integrity_scan import scan_attempt
 from evalkit.tasks.model import Limits, Task
+from evalkit.verify.correctness import evaluate_patch
+from evalkit.verify.integrity_scan import scan_attempt
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from evalkit.errors import EvalkitError
 from evalkit.files import file_component, write_atomic
-from evalkit.scoring.correctness import CorrectnessResult
+from evalkit.verify.correctness import CorrectnessResult
 
 
 class Prediction(BaseModel):

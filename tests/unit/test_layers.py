@@ -23,10 +23,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("models", ("evalkit.models",)),
     ("agent", ("evalkit.agent",)),
     # judging one attempt in its sandbox: tests run and graded, task health, integrity flags
-    ("verify", tuple(f"evalkit.scoring.{name}" for name in (
-        "correctness", "grading", "junit", "health", "test_run", "test_infra", "guard_plugin",
-        "integrity_scan", "command_rules", "source_rules", "shell_commands",
-    ))),
+    ("verify", ("evalkit.verify",)),
     ("runs", ("evalkit.runs", "evalkit.runner")),
     ("scoring", ("evalkit.scoring",)),  # the after-the-fact axes and run scores
     ("report", ("evalkit.stats", "evalkit.gather", "evalkit.report", "evalkit.results")),
@@ -106,4 +103,4 @@ def test_the_check_sees_function_level_imports_and_skips_type_checking_ones():
         "def f():\n    import evalkit.report.html\n    from evalkit.runs.store import y\n"
     )
     assert evalkit_imports(tree) == [(5, "evalkit.report.html"), (6, "evalkit.runs.store")]
-    assert layer_of("evalkit.scoring.junit") < layer_of("evalkit.runs.store") < layer_of("evalkit.scoring.quality")
+    assert layer_of("evalkit.verify.junit") < layer_of("evalkit.runs.store") < layer_of("evalkit.scoring.quality")

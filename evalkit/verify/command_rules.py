@@ -62,7 +62,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalkit.integrity import FlagKind, IntegrityFlag
-from evalkit.scoring.shell_commands import (
+from evalkit.verify.shell_commands import (
     HOME,
     SimpleCommand,
     dash_c_code,

@@ -46,7 +46,7 @@ from unidiff.errors import UnidiffParseError
 
 from evalkit.diffs import is_test_path
 from evalkit.integrity import FlagKind, IntegrityFlag
-from evalkit.scoring.test_infra import COMPILED_CODE, SHADOWS_RUNNER, STARTUP_HOOK, plan_for
+from evalkit.verify.test_infra import COMPILED_CODE, SHADOWS_RUNNER, STARTUP_HOOK, plan_for
 
 _HOOK_PREFIXES = (
     "runtest|collect|report|make|configure|unconfigure|sessionstart|sessionfinish|terminal|addoption|addhooks"

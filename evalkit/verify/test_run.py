@@ -25,9 +25,9 @@ from pathlib import Path
 from evalkit.diffs import changed_paths, patched_text
 from evalkit.integrity import FlagKind, IntegrityFlag
 from evalkit.sandbox.protocol import Sandbox
-from evalkit.scoring.junit import TestStatus
-from evalkit.scoring.test_infra import RestoredChange, defines_hooks, plan_for, restore_settings
 from evalkit.tasks.model import Task
+from evalkit.verify.junit import TestStatus
+from evalkit.verify.test_infra import RestoredChange, defines_hooks, plan_for, restore_settings
 
 GUARD_SOURCE = (Path(__file__).parent / "guard_plugin.py").read_text()
 SCRATCH = "/tmp/evalkit"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from evalkit.records import TestGroupResult
-from evalkit.scoring.junit import TestStatus
+from evalkit.verify.junit import TestStatus
 
 
 class Grade(BaseModel):
