@@ -1,8 +1,9 @@
 """The records every layer shares: why an attempt stopped, what went wrong with a tool call, a
 test group's outcome, and the attempt itself (one row of results.jsonl).
 
-They sit at the bottom so that the agent, the test runs, the run folder and the scores all speak
-of one `AttemptRecord` and one `StopReason` without importing one another.
+They sit just above tasks (a record carries its task's limits) so that the agent, the test runs,
+the run folder and the scores all speak of one `AttemptRecord` and one `StopReason` without
+importing one another.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from evalkit.integrity import IntegrityReport
+from evalkit.tasks.model import Limits
 
 
 class StopReason(StrEnum):
@@ -72,6 +74,8 @@ class AttemptRecord(BaseModel):
     task_id: str
     model: str
     sample: int
+    agent: str = "tool-loop"  # what worked on the task (--agent); rows from before agents were the tool loop
+    limits: Limits | None = None  # the budgets the attempt ran under (None: a row from before they were kept)
     resolved: bool  # the verdict: the hidden tests passed and (under integrity = "fail") no failing flag
     tests_resolved: bool | None = None  # what the hidden tests alone said (None: a row from before integrity)
     stop_reason: str

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from evalkit.errors import EvalkitError
-from evalkit.runs.store import RESULTS, RunStore
+from evalkit.runs.paths import RESULTS, RunPaths
+from evalkit.runs.store import RunStore
 from evalkit.scoring.attempt_scores import ScoringSettings
 from evalkit.scoring.run_scores import load_scores, results_frame, run_tasks, score_run
 
@@ -24,11 +24,10 @@ def load_results(path: str | Path) -> pd.DataFrame:
     """
     path = Path(path)
     run_dir = path.parent if path.name == RESULTS else path
+    RunPaths(run_dir).require_results()
     store = RunStore(run_dir)
-    if not store.results_path.exists():
-        raise EvalkitError(f"{run_dir}: no {RESULTS}; is this an evalkit run folder?")
     records = store.records()
     scores = load_scores(store)
     if {s.key for s in scores} != {r.key for r in records}:
-        scores = score_run(store, run_tasks(store), ScoringSettings())
+        scores = score_run(store, run_tasks(store), ScoringSettings()).scores
     return results_frame(records, scores)

@@ -13,7 +13,7 @@ import concurrent.futures as cf
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from evalkit.sandbox.backend import DockerBackend
+from evalkit.sandbox.protocol import SandboxBackend
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -23,7 +23,7 @@ def fan_out(
     items: Iterable[Item],
     job: Callable[[Item], Result],
     *,
-    backend: DockerBackend,
+    backend: SandboxBackend,
     concurrency: int,
     on_result: Callable[[Item, Result], bool | None],
     on_error: Callable[[Item, BaseException], bool | None],

@@ -98,3 +98,23 @@ def write_toy_suite(root: Path) -> Path:
         )
     )
     return root
+
+
+def one_attempt_run(task, suite_dir: Path, run_dir: Path):
+    """A run folder of `task` (its suite written to `suite_dir`) with one unresolved attempt of
+    model `null`, not yet scored: a RunStore."""
+    from evalkit.records import AttemptRecord
+    from evalkit.runs.store import RunManifest, RunStore
+    from evalkit.tasks.write import write_suite
+
+    suite = write_suite(suite_dir, "toy", "a toy suite", [task])
+    store = RunStore(run_dir)
+    store.open()
+    now = "2026-01-01T00:00:00+00:00"
+    store.write_manifest(
+        RunManifest(run_id=run_dir.name, suite="toy", suite_path=str(suite), tasks=[task.id], models={"null": {}},
+                    samples=1, created_at=now, updated_at=now)
+    )  # fmt: skip
+    store.append(AttemptRecord(run_id=run_dir.name, task_id=task.id, model="null", sample=0, resolved=False,
+                               stop_reason="submitted"))  # fmt: skip
+    return store

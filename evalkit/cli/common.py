@@ -21,12 +21,12 @@ from rich.markup import escape
 
 from evalkit.errors import EvalkitError
 from evalkit.files import check_run_id
-from evalkit.wording import counted
+from evalkit.sandbox.registry import BACKENDS, DEFAULT_BACKEND, check_backend_name, open_backend
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from evalkit.sandbox.backend import DockerBackend
+    from evalkit.sandbox.protocol import SandboxBackend
     from evalkit.tasks import Suite
 
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}  # inherited by every sub-command
@@ -75,6 +75,17 @@ def run_id_option(value: str | None) -> str | None:
     return None if value is None else check_run_id(value)
 
 
+def backend_option(value: str) -> str:
+    """Typer callback for `--backend`: an unknown name stops the command at once (one line naming
+    the known backends, exit 2)."""
+    return check_backend_name(value)
+
+
+BackendOption = Annotated[
+    str, typer.Option("--backend", callback=backend_option, help=f"Sandbox backend: {', '.join(sorted(BACKENDS))}.")
+]
+
+
 def given_options(ctx: typer.Context) -> set[str]:
     """The parameters of the running command typed on the command line (not left to defaults)."""
     sources = {name: ctx.get_parameter_source(name) for name in ctx.params}
@@ -117,18 +128,11 @@ def _progress() -> Progress:
     )
 
 
-def _open_backend(run_id: str) -> DockerBackend:
-    from evalkit.sandbox.backend import DockerBackend, docker_client
-    from evalkit.sandbox.containers import sweep_orphans
-
-    client = docker_client()
-    swept = sweep_orphans(client)
-    if swept:
-        err_console.print(f"removed {counted(len(swept), 'container')} left by dead evalkit runs")
-    return DockerBackend(client, run_id)
+def _open_backend(run_id: str, name: str = DEFAULT_BACKEND) -> SandboxBackend:
+    return open_backend(name, run_id, log=err_console.print)
 
 
-def _interrupted(backend: DockerBackend, what: str) -> typer.Exit:
+def _interrupted(backend: SandboxBackend, what: str) -> typer.Exit:
     backend.close()
     cleaned = "containers removed"
     if len(backend.live):  # the engine did not answer: nothing could be removed

@@ -12,7 +12,6 @@ import typer
 from rich.markup import escape
 
 from evalkit.cli.common import app, console
-from evalkit.errors import EvalkitError
 from evalkit.flag_kinds import FlagKind
 from evalkit.runs.folders import run_folder
 from evalkit.wording import counted
@@ -43,12 +42,11 @@ def integrity(
 
     run_dir = run_folder(run_dir)
     store = RunStore(run_dir)
-    if not store.results_path.exists():
-        raise EvalkitError(f"{run_dir}: no results.jsonl; is this an evalkit run folder?")
+    store.paths.require_results(run_dir)
     wanted = set(kind or FlagKind)
     rows = []
     for record in sorted(store.records(), key=lambda r: (r.task_id, r.model, r.sample)):
-        trajectory = store.dir / record.trajectory if record.trajectory else None
+        trajectory = store.paths.trajectory(record.trajectory) if record.trajectory else None
         events = read_trajectory(trajectory) if trajectory and trajectory.exists() else []
         report = scan_attempt(
             events, record.model_patch, recorded_test_flags(record.integrity), record.integrity.restored

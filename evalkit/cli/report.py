@@ -52,25 +52,23 @@ def compare(
     new_model: Annotated[str | None, typer.Option(help="The new run's model, when it has several.")] = None,
     allow_subset: Annotated[
         bool,
-        typer.Option(
-            "--allow-subset", help="Runs whose suites loaded different tasks: compare the tasks both loaded."
-        ),
+        typer.Option("--allow-subset", help="Runs whose suites loaded different tasks: compare the tasks both loaded."),
     ] = False,
 ) -> None:
     """Compare two runs of one suite, paired by task and sample: exit 1 on a significant regression."""
-    from evalkit.report.compare import compare_command
+    from evalkit.report.compare_command import compare_command
 
     code = compare_command(
         run_folder(base),
         run_folder(new),
-        max_drop,
-        alpha,
-        markdown,
-        junit,
-        base_model,
-        new_model,
-        console,
+        console=console,
+        max_drop=max_drop,
+        alpha=alpha,
+        markdown=markdown,
+        junit=junit,
         json_out=json_out,
+        base_model=base_model,
+        new_model=new_model,
         allow_subset=allow_subset,
     )
     if code:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -11,7 +10,9 @@ import typer
 from rich.markup import escape
 
 from evalkit.cli.common import (
+    DEFAULT_BACKEND,
     SKIP_INVALID_HELP,
+    BackendOption,
     _interrupted,
     _load,
     _open_backend,
@@ -31,6 +32,7 @@ if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit 
     from evalkit.models.endpoint import ModelSpec
     from evalkit.runs.store import RunStore
     from evalkit.scoring.attempt_scores import ScoringSettings
+    from evalkit.scoring.run_summary import RunSummary
     from evalkit.tasks import Task
 
 EXIT_ERRORS = 3  # the run finished, but some attempts ended in endpoint_error or sandbox_error (not scored)
@@ -102,6 +104,9 @@ def run(
         typer.Option(help="A baseline run folder or run id: compare with it at the end and exit 1 on a regression."),
     ] = None,
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
+    agent: Annotated[
+        str, typer.Option(help="What works on each task: tool-loop (evalkit's own loop driving the model).")
+    ] = "tool-loop",
     retry_errors: Annotated[
         bool,
         typer.Option(
@@ -122,16 +127,18 @@ def run(
             "stops, resumable.",
         ),
     ] = 300.0,
+    backend_name: BackendOption = DEFAULT_BACKEND,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
+    from evalkit.agent.registry import check_agent
     from evalkit.models.backoff import EndpointRegistry
     from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
-    from evalkit.report.compare import compare_command
+    from evalkit.report.compare_command import compare_command
     from evalkit.runs.display import RunDisplay
     from evalkit.runs.orchestrate import LimitOverrides, execute, open_run, plan_attempts
     from evalkit.runs.resume import RunArgs, model_specs, resume_args, run_options
     from evalkit.runs.store import RunStore
-    from evalkit.sandbox.docker_sandbox import SandboxSpec
+    from evalkit.sandbox.protocol import DEFAULT_OUTPUT_LIMIT
     from evalkit.scoring.attempt_scores import load_settings
 
     baseline_dir = run_folder(baseline, out) if baseline is not None else None
@@ -142,6 +149,7 @@ def run(
     asked = RunArgs(
         suite, list(dict.fromkeys(model or [])), samples, task, limit,
         LimitOverrides(max_turns, max_tokens, wall_time, command_timeout), config, skip_invalid, retry_errors,
+        agent=check_agent(agent), backend=backend_name,
     )  # fmt: skip
     args = resume_args(asked, given_options(ctx), store.read_manifest(), store.dir)
     suite, samples, config = args.suite, args.samples, args.config
@@ -189,7 +197,7 @@ def run(
     if skipped:
         err_console.print(f"resuming run {run_id}: {counted(skipped, 'finished attempt')} kept, {len(plan)} to go")
     overrides = args.overrides
-    backend = _open_backend(run_id)
+    backend = _open_backend(run_id, args.backend)
     try:
         endpoints = EndpointRegistry()
         with RunDisplay(err_console, len(plan), names, endpoints, engine=backend.engine) as display:
@@ -201,12 +209,13 @@ def run(
                 store,
                 concurrency=concurrency,
                 overrides=overrides,
-                output_limit=SandboxSpec(image="").output_limit,
+                output_limit=DEFAULT_OUTPUT_LIMIT,
                 on_record=display.add,
                 integrity_policy=settings.integrity,
                 endpoints=endpoints,
                 engine_wait_s=engine_wait,
                 on_retry=display.retrying,
+                agent=args.agent,
             )
     except KeyboardInterrupt:
         resume = resume_command(run_id, out, *(["--retry-errors"] if retry_errors else []))
@@ -217,10 +226,10 @@ def run(
         store, {t.id: t for t in loaded.tasks}, settings, judge_client, f"run {run_id} on {loaded.name}"
     )
     if baseline_dir is not None:
-        code = compare_command(baseline_dir, store.dir, 0.02, 0.05, None, None, None, None, console)
+        code = compare_command(baseline_dir, store.dir, console=console)  # the default max drop and alpha
         if code:
             raise typer.Exit(code)
-    if summary.get("errors"):
+    if summary.errors:
         raise typer.Exit(EXIT_ERRORS)
 
 
@@ -259,19 +268,20 @@ def _judge_client(name: str | None, models_config: dict, config_path: Path) -> C
 
 def _score_and_show(
     store: RunStore, tasks: dict[str, Task], settings: ScoringSettings, judge: ChatClient | None, title: str
-) -> dict:
+) -> RunSummary:
     from evalkit.runs.display import errors_line, skipped_tasks_lines, summary_table
-    from evalkit.scoring.run_scores import SUMMARY, score_run
+    from evalkit.runs.paths import RESULTS, SCORES, SUMMARY, TRAJECTORIES
+    from evalkit.scoring.run_scores import score_run
 
     warn = lambda message: err_console.print(f"[yellow]warning[/] {escape(message)}", soft_wrap=True)  # noqa: E731
     with err_console.status("scoring"):
-        score_run(store, tasks, settings, judge, warn)
-    summary = json.loads((store.dir / SUMMARY).read_text())
-    console.print(summary_table(summary["models"], title))
-    for line in skipped_tasks_lines(summary):
+        summary = score_run(store, tasks, settings, judge, warn).summary
+    console.print(summary_table(summary.models, title))
+    written = summary.model_dump(mode="json")  # as summary.json holds it
+    for line in skipped_tasks_lines(written):
         console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
-    console.print(f"run folder: {store.dir} (results.jsonl, scores.jsonl, summary.json, trajectories/)")
-    if line := errors_line(summary, resume_command(store.dir.name, store.dir.parent, "--retry-errors")):
+    console.print(f"run folder: {store.dir} ({RESULTS}, {SCORES}, {SUMMARY}, {TRAJECTORIES}/)")
+    if line := errors_line(written, resume_command(store.dir.name, store.dir.parent, "--retry-errors")):
         console.print(f"[red]{escape(line)}[/]", soft_wrap=True, highlight=False)
     return summary
 
@@ -293,8 +303,7 @@ def score(
 
     run_dir = run_folder(run_dir)
     store = RunStore(run_dir)
-    if not store.results_path.exists():
-        raise EvalkitError(f"{run_dir}: no results.jsonl; is this an evalkit run folder?")
+    store.paths.require_results(run_dir)
     config_data = load_config(config)
     config_path = config or DEFAULT_CONFIG
     settings = load_settings(config_data, config_path)

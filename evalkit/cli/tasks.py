@@ -12,7 +12,9 @@ import typer
 from rich.markup import escape
 
 from evalkit.cli.common import (
+    DEFAULT_BACKEND,
     SKIP_INVALID_HELP,
+    BackendOption,
     _interrupted,
     _load,
     _open_backend,
@@ -108,6 +110,7 @@ def tasks_validate(
     concurrency: Annotated[int, typer.Option(min=1, help="Tasks validated at once.")] = 2,
     task: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
+    backend_name: BackendOption = DEFAULT_BACKEND,
 ) -> None:
     """Check every task: the reference patch must resolve it every time, the empty patch never."""
     from evalkit.files import write_atomic
@@ -116,7 +119,7 @@ def tasks_validate(
 
     loaded = _load(suite, skip_invalid, "validate")
     selected = loaded.select(task)
-    backend = _open_backend(new_run_id())
+    backend = _open_backend(new_run_id(), backend_name)
     rows: dict[str, TaskHealth] = {}
     try:
         with _progress() as progress:

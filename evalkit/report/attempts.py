@@ -8,6 +8,7 @@ from typing import Any
 
 from evalkit.agent.trajectory import read_trajectory
 from evalkit.report.runs_data import AttemptRef, attempt_resolved, attempt_tests_passed
+from evalkit.runs.paths import RunPaths
 
 TEST_LOG_CHARS = 20_000
 
@@ -118,10 +119,10 @@ def attempt_detail(ref: AttemptRef, siblings: list[list[Any]], prompts: dict[str
     events: list[dict] = []
     if not record.trajectory:
         note = "no trajectory recorded"
-    elif not (run.dir / record.trajectory).is_file():
+    elif not (path := RunPaths(run.dir).trajectory(record.trajectory)).is_file():
         note = f"trajectory {record.trajectory} is missing from the run folder"
     else:
-        events = read_trajectory(run.dir / record.trajectory)
+        events = read_trajectory(path)
     trajectory, log = trajectory_view(events)
     first_user = next(
         (e["content"] for e in trajectory if e.get("kind") == "message" and e.get("role") == "user"), None

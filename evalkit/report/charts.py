@@ -28,7 +28,8 @@ from evalkit.report.runs_data import (
     attempt_tests_passed,
     task_loading,
 )
-from evalkit.scoring.run_scores import SUMMARY, results_frame, summarize
+from evalkit.runs.paths import SUMMARY
+from evalkit.scoring.run_scores import results_frame, summarize
 from evalkit.stats.reference import shipped_reference
 from evalkit.stats.suite_stats import MEASURES, task_figures
 from evalkit.stats.suite_stats import summarize as summarize_figures

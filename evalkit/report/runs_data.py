@@ -21,9 +21,9 @@ from pydantic import BaseModel, ValidationError
 from evalkit.errors import EvalkitError
 from evalkit.integrity import IntegrityReport
 from evalkit.records import ERROR_STOP_REASONS, AttemptRecord
-from evalkit.runs.store import MANIFEST, RunManifest, RunStore
+from evalkit.runs.paths import SCORES
+from evalkit.runs.store import RunManifest, RunStore
 from evalkit.scoring.attempt_scores import AttemptScores
-from evalkit.scoring.run_scores import SCORES, SUMMARY
 from evalkit.tasks import SkippedTask
 
 ERROR_STOPS = ERROR_STOP_REASONS  # the endpoint or harness failed, not the model: an error, not a score
@@ -128,14 +128,13 @@ class LoadedRun:
 def load_run(run_dir: Path) -> LoadedRun:
     """A scored run folder; anything else is one EvalkitError line saying what to do."""
     store = RunStore(Path(run_dir))
-    if not (store.dir / MANIFEST).is_file():
-        raise EvalkitError(f"{run_dir}: not an evalkit run folder (no {MANIFEST})")
+    store.paths.require_manifest(run_dir)
     manifest = store.read_manifest()
     assert manifest is not None
     records = sorted(store.records(), key=lambda r: (r.task_id, r.model, r.sample))
     if not records:
         raise EvalkitError(f"{run_dir}: no finished attempt yet (results.jsonl is empty or missing)")
-    scores_path = store.dir / SCORES
+    scores_path = store.paths.scores
     if not scores_path.is_file():
         raise EvalkitError(f"{run_dir}: not scored yet (no {SCORES}); run `evalkit score {run_dir}`")
     scores = {}
@@ -150,11 +149,11 @@ def load_run(run_dir: Path) -> LoadedRun:
             raise EvalkitError(f"{scores_path}:{number}: {where}: {problem['msg']}; re-run `evalkit score`") from None
         scores[row.key] = row
     summary = None
-    if (store.dir / SUMMARY).is_file():
+    if store.paths.summary.is_file():
         try:
-            summary = json.loads((store.dir / SUMMARY).read_text(encoding="utf-8"))
+            summary = json.loads(store.paths.summary.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
-            raise EvalkitError(f"{store.dir / SUMMARY}: not JSON; re-run `evalkit score {run_dir}`") from None
+            raise EvalkitError(f"{store.paths.summary}: not JSON; re-run `evalkit score {run_dir}`") from None
     return LoadedRun(store.dir, manifest, records, scores, summary)
 
 

@@ -7,13 +7,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from evalkit.agent.loop import AgentOutcome, TurnPolicy, run_agent
-from evalkit.agent.tools import TOOL_SCHEMAS, ToolBox
+from evalkit.agent.loop import AgentOutcome
+from evalkit.agent.protocol import Agent
 from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.errors import EvalkitError
 from evalkit.files import attempt_file_name
 from evalkit.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolved
-from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
 from evalkit.records import AttemptRecord, StopReason, TestGroupResult, utc_now
 from evalkit.runs.store import RunStore
@@ -37,18 +36,17 @@ class AttemptKey:
 def run_attempt(
     key: AttemptKey,
     spec: ModelSpec,
-    client: ChatClient,
+    agent: Agent,
     backend: SandboxBackend,
     store: RunStore,
     run_id: str,
     limits: Limits,
-    output_limit: int,
     integrity_policy: IntegrityPolicy = "fail",
 ) -> AttemptRecord:
-    """Run and score one attempt; the record says what happened, whatever the model did."""
+    """Run and score one attempt; the record says what happened, whatever the agent did."""
     started_at, started = utc_now(), time.monotonic()
     task = key.task
-    path = store.trajectories / key.trajectory_name
+    path = store.paths.trajectories / key.trajectory_name
     patch, outcome = "", AgentOutcome(StopReason.SANDBOX_ERROR)
     with TrajectoryWriter(path) as trajectory:
         trajectory.event(
@@ -57,9 +55,10 @@ def run_attempt(
             task_id=task.id,
             model=key.model,
             sample=key.sample,
+            agent=agent.name,
             endpoint=spec.public(),
             limits=limits.model_dump(),
-            tools=TOOL_SCHEMAS,
+            tools=agent.tools,
             started_at=started_at,
         )
         agent_started = time.monotonic()
@@ -70,10 +69,8 @@ def run_attempt(
             trajectory.event("stop", stop_reason=outcome.stop_reason.value, error=outcome.error)
         else:
             try:
-                toolbox = ToolBox(sandbox, limits.command_timeout_s, output_limit)
                 deadline = time.monotonic() + limits.wall_time_s
-                policy = TurnPolicy(spec.on_text, spec.max_nudges, spec.tool_call_format)
-                outcome = run_agent(task.prompt, toolbox, client, limits, trajectory, deadline, policy)
+                outcome = agent.run(task.prompt, sandbox, limits, trajectory, deadline)
                 patch = sandbox.diff()
             except EvalkitError as exc:
                 outcome.stop_reason, outcome.error = StopReason.SANDBOX_ERROR, str(exc)
@@ -97,6 +94,8 @@ def run_attempt(
         task_id=task.id,
         model=key.model,
         sample=key.sample,
+        agent=agent.name,
+        limits=limits,
         resolved=counts_as_resolved(tests_resolved, integrity, integrity_policy),
         tests_resolved=tests_resolved,
         stop_reason=outcome.stop_reason.value,

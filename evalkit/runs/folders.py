@@ -9,13 +9,9 @@ from pathlib import Path
 
 from evalkit.errors import EvalkitError
 from evalkit.files import is_safe_name
+from evalkit.runs.paths import is_run_folder
 
 RUNS_ROOT = Path("reports/runs")
-RUN_MARKERS = ("run.json", "results.jsonl")
-
-
-def _is_run(folder: Path) -> bool:
-    return any((folder / marker).exists() for marker in RUN_MARKERS)
 
 
 def run_folder(given: Path | str, root: Path = RUNS_ROOT) -> Path:
@@ -23,7 +19,7 @@ def run_folder(given: Path | str, root: Path = RUNS_ROOT) -> Path:
     over a run id of the same name; nothing found is one line naming both places looked at."""
     path = Path(given)
     by_id = root / str(given) if is_safe_name(str(given)) else None
-    if path.is_dir() and (_is_run(path) or by_id is None or not by_id.is_dir()):
+    if path.is_dir() and (is_run_folder(path) or by_id is None or not by_id.is_dir()):
         return path
     if by_id is not None and by_id.is_dir():
         return by_id

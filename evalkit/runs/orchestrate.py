@@ -17,6 +17,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalkit.agent.registry import DEFAULT_AGENT, make_agent
 from evalkit.errors import EvalkitError
 from evalkit.integrity import IntegrityPolicy
 from evalkit.models.backoff import EndpointRegistry
@@ -29,8 +30,8 @@ from evalkit.runner import fan_out
 from evalkit.runs.attempt import AttemptKey, run_attempt
 from evalkit.runs.folders import resume_command
 from evalkit.runs.store import RunManifest, RunOptions, RunStore
-from evalkit.sandbox.backend import DockerBackend
 from evalkit.sandbox.engine_watch import DEFAULT_WAIT_S, EngineUnavailable
+from evalkit.sandbox.protocol import SandboxBackend
 from evalkit.tasks import Suite, Task
 from evalkit.tasks.model import Limits
 
@@ -173,7 +174,7 @@ def execute(
     plan: list[AttemptKey],
     specs: list[ModelSpec],
     tasks: list[Task],
-    backend: DockerBackend,
+    backend: SandboxBackend,
     store: RunStore,
     *,
     concurrency: int,
@@ -184,6 +185,7 @@ def execute(
     endpoints: EndpointRegistry | None = None,
     engine_wait_s: float = DEFAULT_WAIT_S,
     on_retry: Callable[[AttemptRecord], None] | None = None,
+    agent: str = DEFAULT_AGENT,
 ) -> None:
     """Run the plan; each record is appended to the store, then handed to `on_record` (or, when
     the attempt will run again because the engine went away under it, to `on_retry`)."""
@@ -192,6 +194,7 @@ def execute(
     engine_retries: Counter[tuple[str, str, int]] = Counter()
 
     with model_clients(specs, tasks, endpoints) as clients, engine.watching(engine_wait_s):
+        agents = {spec.name: make_agent(agent, spec, clients[spec.name], output_limit) for spec in specs}
 
         def job(key: AttemptKey) -> AttemptOutcome:
             engine.ready()  # waits while the engine does not answer; EngineUnavailable past the bound
@@ -199,10 +202,8 @@ def execute(
             spec = by_name[key.model]
             limits = overrides.apply(key.task.limits)
             try:
-                client = clients[key.model]
-                record = run_attempt(
-                    key, spec, client, backend, store, backend.run_id, limits, output_limit, integrity_policy
-                )
+                agent_of_model, run_id = agents[key.model], backend.run_id
+                record = run_attempt(key, spec, agent_of_model, backend, store, run_id, limits, integrity_policy)
             except Exception as exc:
                 record = error_record(key, backend.run_id, exc, time.monotonic() - started)
                 return AttemptOutcome(record, engine.lost_since(outages, exc))

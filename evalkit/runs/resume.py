@@ -16,10 +16,12 @@ from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from evalkit.agent.registry import DEFAULT_AGENT
 from evalkit.errors import EvalkitError
 from evalkit.models.endpoint import ModelSpec, resolve_model
 from evalkit.runs.orchestrate import LimitOverrides
 from evalkit.runs.store import RunManifest, RunOptions
+from evalkit.sandbox.registry import DEFAULT_BACKEND
 
 # `evalkit run` options (parameter names) that shape a model's spec.
 MODEL_OPTIONS = (
@@ -50,6 +52,8 @@ class RunArgs:
     retry_errors: bool = False  # not recorded: each session says whether to run errored attempts again
     recorded: dict[str, ModelSpec] = field(default_factory=dict)
     manifest: RunManifest | None = None
+    agent: str = DEFAULT_AGENT
+    backend: str = DEFAULT_BACKEND  # may change between sessions of a run (the attempts do not depend on it)
 
 
 def option(name: str) -> str:
@@ -85,6 +89,9 @@ def resume_args(asked: RunArgs, given: set[str], manifest: RunManifest | None, r
                 f"{option(typed[0])}: {run} is resumed with its models as recorded; give --model too to set them again"
             )
         recorded = {name: recorded_spec(name, public, run) for name, public in manifest.models.items()}
+    if "agent" in given and asked.agent != manifest.options.agent:
+        was = manifest.options.agent
+        raise EvalkitError(f"--agent {asked.agent}: {run} ran with agent {was}; use another --run-id")
     given_budgets = {k: v for k, v in vars(asked.overrides).items() if v is not None}
     budgets = dict(manifest.options.limits) if "options" in manifest.model_fields_set else given_budgets
     for name, value in given_budgets.items():
@@ -104,6 +111,8 @@ def resume_args(asked: RunArgs, given: set[str], manifest: RunManifest | None, r
         skip_invalid=asked.skip_invalid or manifest.options.skip_invalid or bool(manifest.skipped_tasks),
         recorded=recorded,
         manifest=manifest,
+        agent=manifest.options.agent,
+        backend=asked.backend if "backend_name" in given else manifest.options.backend,
     )
 
 
@@ -158,4 +167,11 @@ def run_options(args: RunArgs, selected_ids: list[str]) -> RunOptions:
     limits = {k: v for k, v in vars(args.overrides).items() if v is not None}
     chosen = selected_ids if args.task_ids or args.limit else None
     config = str(args.config) if args.config else None
-    return RunOptions(task_ids=chosen, limits=limits, config=config, skip_invalid=args.skip_invalid)
+    return RunOptions(
+        task_ids=chosen,
+        limits=limits,
+        config=config,
+        skip_invalid=args.skip_invalid,
+        agent=args.agent,
+        backend=args.backend,
+    )

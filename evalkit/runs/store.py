@@ -1,5 +1,5 @@
-"""A run's folder: `run.json` (what was asked, and the suite's tasks that did not load),
-`results.jsonl` (one row per finished attempt) and `trajectories/`.
+"""A run's records: `run.json` (what was asked, and the suite's tasks that did not load),
+`results.jsonl` (one row per finished attempt) and `trajectories/`, at the places `RunPaths` names.
 
 Rows are appended with one `write` on an O_APPEND descriptor and fsynced, so a killed run loses
 at most the attempts in flight; a line cut short by a kill is dropped when the run is reopened.
@@ -19,10 +19,8 @@ from pydantic import BaseModel, Field, ValidationError
 from evalkit.errors import EvalkitError
 from evalkit.files import write_atomic
 from evalkit.records import ERROR_STOP_REASONS, RERUN_STOP_REASONS, AttemptRecord
+from evalkit.runs.paths import RunPaths
 from evalkit.tasks import SkippedTask
-
-RESULTS = "results.jsonl"
-MANIFEST = "run.json"
 
 
 class RunOptions(BaseModel):
@@ -32,6 +30,8 @@ class RunOptions(BaseModel):
     limits: dict[str, int | float] = Field(default_factory=dict)  # --max-turns, --max-tokens, --wall-time...
     config: str | None = None  # --config, when one was given
     skip_invalid: bool = False  # --skip-invalid: the tasks of the suite that do not load are skipped
+    agent: str = "tool-loop"  # --agent: what works on each task (runs from before agents: the tool loop)
+    backend: str = "docker"  # --backend of the last session; `evalkit run --run-id X` alone uses it again
 
 
 class RunManifest(BaseModel):
@@ -52,8 +52,9 @@ class RunStore:
 
     def __init__(self, run_dir: Path) -> None:
         self.dir = run_dir
-        self.results_path = run_dir / RESULTS
-        self.trajectories = run_dir / "trajectories"
+        self.paths = RunPaths(run_dir)
+        self.results_path = self.paths.results
+        self.trajectories = self.paths.trajectories
         self._lock = threading.Lock()
 
     def open(self) -> None:
@@ -103,7 +104,7 @@ class RunStore:
         return {r.key for r in self.records() if r.errored}
 
     def read_manifest(self) -> RunManifest | None:
-        path = self.dir / MANIFEST
+        path = self.paths.manifest
         if not path.exists():
             return None
         try:
@@ -112,4 +113,4 @@ class RunStore:
             raise EvalkitError(f"{path}: not an evalkit run manifest; use another --run-id") from None
 
     def write_manifest(self, manifest: RunManifest) -> None:
-        write_atomic(self.dir / MANIFEST, json.dumps(manifest.model_dump(), indent=2) + "\n")
+        write_atomic(self.paths.manifest, json.dumps(manifest.model_dump(), indent=2) + "\n")

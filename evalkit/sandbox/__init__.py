@@ -1,18 +1,5 @@
-"""Sandboxes: the `Sandbox` protocol, the Docker implementation, images and container clean-up."""
+"""Sandboxes: the `Sandbox` and `SandboxBackend` protocols (protocol.py), the backends by name
+(registry.py), the Docker backend (backend.py, docker_sandbox.py), images and container clean-up.
 
-from evalkit.sandbox.containers import LiveContainers, prune, sweep_orphans
-from evalkit.sandbox.docker_sandbox import DockerSandbox, SandboxSpec
-from evalkit.sandbox.protocol import ExecResult, Sandbox
-from evalkit.sandbox.workspace import Workspace, build_workspace
-
-__all__ = [
-    "DockerSandbox",
-    "ExecResult",
-    "LiveContainers",
-    "Sandbox",
-    "SandboxSpec",
-    "Workspace",
-    "build_workspace",
-    "prune",
-    "sweep_orphans",
-]
+Nothing is imported here, so `evalkit.sandbox.registry` stays light: the command line resolves
+`--backend NAME` without loading docker."""

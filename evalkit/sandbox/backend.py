@@ -1,29 +1,26 @@
-"""Sandbox backends: what opens a sandbox for a task. `DockerBackend` is the one implementation."""
+"""The Docker backend: opens `DockerSandbox`es for a run (registered as `docker` in
+`evalkit.sandbox.registry`), and the Docker client and engine ping it uses."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Protocol
 
 import docker
 import docker.errors
 import docker.utils
 
 from evalkit.errors import SandboxError
-from evalkit.sandbox.containers import LiveContainers, remove_run_containers
+from evalkit.sandbox.containers import LABEL_RUN, LiveContainers, remove_run_containers, sweep_orphans
 from evalkit.sandbox.docker_sandbox import DockerSandbox, SandboxSpec
 from evalkit.sandbox.engine_watch import EngineWatch
 from evalkit.sandbox.images import resolve_image
-from evalkit.sandbox.protocol import Sandbox
+from evalkit.sandbox.protocol import SandboxBackend
 from evalkit.sandbox.workspace import Workspace, build_workspace
 from evalkit.tasks.model import Task
+from evalkit.wording import counted
 
-
-class SandboxBackend(Protocol):
-    """Opens a sandbox holding a task's base workspace; the caller closes it."""
-
-    def open(self, task: Task, role: str, network: bool = False) -> Sandbox: ...
+__all__ = ["DockerBackend", "SandboxBackend", "docker_client", "engine_ping"]  # SandboxBackend: older import path
 
 
 def docker_client() -> docker.DockerClient:
@@ -75,6 +72,16 @@ class DockerBackend:
         self._workspaces: dict[str, Workspace] = {}
         self._lock = threading.Lock()
 
+    @classmethod
+    def connect(cls, run_id: str, log: Callable[[str], None]) -> DockerBackend:
+        """The registry's factory: a client for the engine, and the containers of dead evalkit
+        runs removed first (said through `log`)."""
+        client = docker_client()
+        swept = sweep_orphans(client)
+        if swept:
+            log(f"removed {counted(len(swept), 'container')} left by dead evalkit runs")
+        return cls(client, run_id)
+
     def image(self, task: Task) -> str:
         with self._lock:
             if task.image not in self._images:
@@ -118,3 +125,7 @@ class DockerBackend:
         if self.engine.outages:
             removed += remove_run_containers(self.client, self.run_id)
         return removed
+
+    def remaining(self) -> list[str]:
+        found = self.client.api.containers(all=True, filters={"label": f"{LABEL_RUN}={self.run_id}"})
+        return [info["Id"] for info in found]

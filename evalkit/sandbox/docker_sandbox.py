@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
-import json
 import posixpath
 import shlex
 import socket
@@ -25,9 +24,10 @@ import docker
 import docker.errors
 
 from evalkit.errors import SandboxError
+from evalkit.sandbox.command_channel import CommandChannel
 from evalkit.sandbox.containers import LiveContainers, container_labels, remove_container
 from evalkit.sandbox.engine_watch import engine_error_reason, engine_unreachable
-from evalkit.sandbox.protocol import ExecResult
+from evalkit.sandbox.protocol import DEFAULT_OUTPUT_LIMIT, ExecResult
 from evalkit.sandbox.workspace import Workspace, tar_single_file
 
 SERVER_SOURCE = (Path(__file__).parent / "command_server.py").read_text()
@@ -46,7 +46,7 @@ class SandboxSpec:
     mem_limit: str = "2g"
     cpus: float = 1.0
     pids_limit: int = 256
-    output_limit: int = 64_000
+    output_limit: int = DEFAULT_OUTPUT_LIMIT
     default_timeout_s: float = 120.0
     env: dict[str, str] = field(default_factory=dict)
 
@@ -63,10 +63,11 @@ def _engine_errors():
         raise
 
 
-class _CommandChannel:
-    """The socket of one `docker exec` running the command server: write requests, read reply lines.
+class _DockerExecStream:
+    """The socket of one `docker exec` running the command server, read as the server's stdout.
 
-    The stream is Docker's multiplexed format (8-byte frame headers) because the exec has no TTY.
+    The stream is Docker's multiplexed format (8-byte frame headers) because the exec has no TTY:
+    the frames are undone here, and the server's stderr is kept to say why it exited.
     """
 
     def __init__(self, client: docker.DockerClient, container_id: str, workdir: str) -> None:
@@ -75,21 +76,20 @@ class _CommandChannel:
         )["Id"]
         response = client.api.exec_start(exec_id, socket=True)
         self._sock: socket.socket = getattr(response, "_sock", response)
-        self._pending = bytearray()
         self._stderr = bytearray()
 
-    def request(self, payload: dict, wait_s: float) -> dict:
-        self._sock.settimeout(wait_s)
-        self._sock.sendall((json.dumps(payload) + "\n").encode())
-        while b"\n" not in self._pending:
+    def settimeout(self, seconds: float) -> None:
+        self._sock.settimeout(seconds)
+
+    def sendall(self, data: bytes) -> None:
+        self._sock.sendall(data)
+
+    def receive(self) -> bytes:
+        while True:
             kind, data = self._frame()
-            if kind == 2:
-                self._stderr += data
-            else:
-                self._pending += data
-        line, _, rest = bytes(self._pending).partition(b"\n")
-        self._pending = bytearray(rest)
-        return json.loads(line)
+            if kind != 2:
+                return data
+            self._stderr += data
 
     def _frame(self) -> tuple[int, bytes]:
         header = self._read_exact(8)
@@ -131,7 +131,7 @@ class DockerSandbox:
         self._client = client
         self._live = live
         self._lock = threading.Lock()
-        self._channel: _CommandChannel | None = None
+        self._channel: CommandChannel | None = None
         self._ids = itertools.count(1)
         self._closed = False
         try:
@@ -218,9 +218,9 @@ class DockerSandbox:
             timed_out=bool(reply["timed_out"]),
         )
 
-    def _ensure_channel(self) -> _CommandChannel:
+    def _ensure_channel(self) -> CommandChannel:
         if self._channel is None:
-            self._channel = _CommandChannel(self._client, self.container_id, self.workdir)
+            self._channel = CommandChannel(_DockerExecStream(self._client, self.container_id, self.workdir))
         return self._channel
 
     def _drop_channel(self) -> None:

@@ -1,9 +1,18 @@
-"""The Sandbox protocol: the few operations every stage needs from an isolated workspace."""
+"""The Sandbox and SandboxBackend protocols: the few operations every stage needs from an
+isolated workspace, and from what opens one. Every backend of `evalkit.sandbox.registry` passes
+tests/integration/test_backend_conformance.py through these operations only."""
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from evalkit.sandbox.engine_watch import EngineWatch
+    from evalkit.tasks.model import Task
+
+DEFAULT_OUTPUT_LIMIT = 64_000  # bytes of each output stream a command keeps, unless the caller says otherwise
 
 
 @dataclass(frozen=True)
@@ -63,4 +72,26 @@ class Sandbox(Protocol):
 
     def close(self) -> None:
         """Destroy the sandbox; safe to call twice."""
+        ...
+
+
+class SandboxBackend(Protocol):
+    """Opens sandboxes for one run (`run_id`, given when the backend is made) and removes whatever
+    is still open on `close()`."""
+
+    run_id: str
+    engine: EngineWatch  # whether the backend's engine answers: attempts wait while it does not
+    live: Sized  # the sandboxes opened and not yet removed (what `close()` could not remove stays)
+
+    def open(self, task: Task, role: str, network: bool = False) -> Sandbox:
+        """A sandbox holding `task`'s base workspace; `role` says what it is for (agent, score)."""
+        ...
+
+    def close(self) -> int:
+        """Remove every sandbox still open; how many were removed. Safe to call twice."""
+        ...
+
+    def remaining(self) -> list[str]:
+        """The ids of this run's sandboxes the engine still holds, asked of the engine itself
+        rather than of the backend's own bookkeeping (the conformance suite's leak check)."""
         ...

@@ -12,7 +12,6 @@ A reviewer model's verdicts are kept from the previous scoring unless a judge is
 from __future__ import annotations
 
 import io
-import json
 import math
 import statistics
 import tarfile
@@ -33,10 +32,9 @@ from evalkit.scoring.aggregate import best_of_k, bootstrap_ci, pass_at_k
 from evalkit.scoring.attempt_scores import AttemptScores, ScoringSettings, score_attempt
 from evalkit.scoring.judge import JudgeVerdict, judge_diff
 from evalkit.scoring.prices import price_for
+from evalkit.scoring.run_summary import RunSummary, ScoredRun
 from evalkit.tasks import Task, load_suite
 
-SCORES = "scores.jsonl"
-SUMMARY = "summary.json"
 AXIS_COLUMNS = ("correctness", "quality", "efficiency", "interaction", "composite")
 
 
@@ -58,9 +56,9 @@ def base_tree(task: Task) -> Callable[[str], str | None]:
 
 def run_tasks(store: RunStore, suite_path: Path | None = None) -> dict[str, Task]:
     """The tasks of a run, from its manifest's suite (or `suite_path`)."""
+    store.paths.require_manifest()
     manifest = store.read_manifest()
-    if manifest is None:
-        raise EvalkitError(f"{store.dir}: not an evalkit run folder (no run.json)")
+    assert manifest is not None
     path = suite_path or Path(manifest.suite_path)
     if not path.exists():
         raise EvalkitError(f"{store.dir}: its suite {path} is gone; pass --suite to say where it is now")
@@ -68,7 +66,7 @@ def run_tasks(store: RunStore, suite_path: Path | None = None) -> dict[str, Task
 
 
 def _previous_judges(store: RunStore) -> dict[tuple[str, str, int], JudgeVerdict]:
-    path = store.dir / SCORES
+    path = store.paths.scores
     if not path.exists():
         return {}
     kept = {}
@@ -88,8 +86,8 @@ def score_run(
     settings: ScoringSettings,
     judge: ChatClient | None = None,
     warn: Callable[[str], None] = lambda message: None,
-) -> list[AttemptScores]:
-    """Score every attempt of the run; write scores.jsonl and summary.json."""
+) -> ScoredRun:
+    """Score every attempt of the run; write scores.jsonl and summary.json, and return both."""
     records = sorted(store.records(), key=lambda r: (r.task_id, r.model, r.sample))
     judges = _previous_judges(store)
     trees: dict[str, Callable[[str], str | None]] = {}
@@ -107,32 +105,32 @@ def score_run(
         if price is None and model_id not in unpriced:
             unpriced.add(model_id)
             warn(f'no price for model `{model_id}`: its cost is left empty (add [prices."{model_id}"] to evalkit.toml)')
-        events = read_trajectory(store.dir / record.trajectory) if record.trajectory else []
+        events = read_trajectory(store.paths.trajectory(record.trajectory)) if record.trajectory else []
         verdict = judges.get(record.key)
         if judge is not None:
             verdict = judge_diff(judge, task.prompt, record.model_patch, task.metadata.get("rubric"))
         rows.append(score_attempt(task, record, events, trees[task.id], settings, price, verdict))
-    write_atomic(store.dir / SCORES, "".join(row.model_dump_json() + "\n" for row in rows))
+    write_atomic(store.paths.scores, "".join(row.model_dump_json() + "\n" for row in rows))
     frame = results_frame(records, rows)
     manifest = store.read_manifest()
     loaded = manifest.tasks if manifest else sorted({r.task_id for r in records})
     skipped = manifest.skipped_tasks if manifest else []
     kinds = error_kinds(frame)
-    summary = {
-        "run_id": store.dir.name,
-        "scored_at": utc_now(),
-        "tasks_loaded": len(loaded),  # of the suite's tasks, when the run started
-        "tasks_total": len(loaded) + len(skipped),
-        "skipped_tasks": [task.model_dump() for task in skipped],  # the suite's tasks that did not load, and why
-        "weights": settings.weights.normalised(),
-        "interaction_penalties": settings.interaction.model_dump(),
-        "errors": sum(kinds.values()),
-        "error_kinds": kinds,
-        "models": summarize(frame, "model"),
-        "tags": summarize(frame.explode("tags").dropna(subset=["tags"]), "tags") if len(frame) else [],
-    }
-    write_atomic(store.dir / SUMMARY, json.dumps(summary, indent=2) + "\n")
-    return rows
+    summary = RunSummary(
+        run_id=store.dir.name,
+        scored_at=utc_now(),
+        tasks_loaded=len(loaded),
+        tasks_total=len(loaded) + len(skipped),
+        skipped_tasks=skipped,
+        weights=settings.weights.normalised(),
+        interaction_penalties=settings.interaction.model_dump(),
+        errors=sum(kinds.values()),
+        error_kinds=kinds,
+        models=summarize(frame, "model"),
+        tags=summarize(frame.explode("tags").dropna(subset=["tags"]), "tags") if len(frame) else [],
+    )
+    summary.write(store.paths.summary)
+    return ScoredRun(rows, summary)
 
 
 def results_frame(records: list[AttemptRecord], scores: list[AttemptScores]) -> pd.DataFrame:
@@ -284,7 +282,7 @@ def _scored_figures(rows: pd.DataFrame) -> dict:
 
 
 def load_scores(store: RunStore) -> list[AttemptScores]:
-    path = store.dir / SCORES
+    path = store.paths.scores
     if not path.exists():
         return []
     return [AttemptScores.model_validate_json(line) for line in path.read_text().splitlines() if line.strip()]

@@ -1,4 +1,5 @@
-"""The Docker sandbox's safety promises, checked against the real engine."""
+"""The Docker sandbox's own safety promises (user, labels, caps, pids), checked against the real
+engine; what every backend promises (network, files, diff, ...) is in test_backend_conformance.py."""
 
 import time
 
@@ -21,15 +22,6 @@ def test_commands_run_as_an_unprivileged_user_in_the_workspace(sandbox):
     uid, cwd, caps = result.stdout.splitlines()
     assert uid == "1000" and cwd == "/workspace"
     assert caps.split()[1] == "0000000000000000"
-
-
-def test_container_has_no_network(sandbox):
-    result = sandbox.exec(
-        "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 53), timeout=3)\"; ls /sys/class/net"
-    )
-    assert result.exit_code == 0  # the listing ran
-    assert "Network is unreachable" in result.stderr
-    assert result.stdout.split() == ["lo"]
 
 
 def test_container_is_labelled_and_capped(sandbox, backend, docker_engine):
@@ -65,15 +57,6 @@ def test_fork_bomb_is_contained_by_the_pids_limit(toy_task, backend, docker_engi
         assert stats["pids_stats"]["current"] <= 256
         box.kill_all()
         assert box.exec("echo recovered", timeout=20).stdout == "recovered\n"
-
-
-def test_files_round_trip_and_diff_shows_every_change(toy_task, backend):
-    with backend.open(toy_task, role="agent") as box:
-        box.write_file("calc/extra.py", "VALUE = 1\n")
-        box.exec("sed -i 's/a + b/b + a/' calc/__init__.py && rm tests/test_calc.py")
-        assert box.read_file("calc/extra.py") == "VALUE = 1\n"
-        diff = box.diff()
-    assert "+++ b/calc/extra.py" in diff and "+    return b + a" in diff and "deleted file mode" in diff
 
 
 def test_close_removes_the_container(toy_task, backend, docker_engine):

@@ -93,3 +93,10 @@ def test_retry_errors_needs_an_existing_run(tmp_path):
     result = evalkit("run", "--suite", suite, "-m", "null", "--retry-errors", "--run-id", "nope", "--out", tmp_path)
     assert result.returncode == 2 and "--retry-errors: no run `nope`" in result.stderr
     assert not (tmp_path / "nope").exists()
+
+
+def test_an_unknown_agent_is_one_line_and_writes_no_run(tmp_path):
+    result = evalkit("run", "--model", "oracle", "--agent", "nope", "--out", tmp_path, "--run-id", "a1")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == "error: --agent 'nope': no such agent; known: tool-loop"
+    assert not (tmp_path / "a1").exists()

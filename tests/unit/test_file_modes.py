@@ -5,14 +5,12 @@ import os
 import stat
 
 import pytest
+from toy import one_attempt_run
 
 from evalkit.files import write_atomic
-from evalkit.records import AttemptRecord
 from evalkit.report.html import write_leaderboard
-from evalkit.runs.store import RunManifest, RunStore
 from evalkit.scoring.attempt_scores import ScoringSettings
 from evalkit.scoring.run_scores import score_run
-from evalkit.tasks.write import write_suite
 
 
 @pytest.fixture
@@ -38,16 +36,7 @@ def test_write_atomic_honours_the_umask(tmp_path):
 
 
 def test_run_folder_scores_report_and_suite_files_follow_the_umask(umask_027, toy_task, tmp_path):
-    suite = write_suite(tmp_path / "suite", "toy", "a toy suite", [toy_task])
-    store = RunStore(tmp_path / "runs" / "r1")
-    store.open()
-    now = "2026-01-01T00:00:00+00:00"
-    store.write_manifest(
-        RunManifest(run_id="r1", suite="toy", suite_path=str(suite), tasks=[toy_task.id], models={"null": {}},
-                    samples=1, created_at=now, updated_at=now)
-    )  # fmt: skip
-    store.append(AttemptRecord(run_id="r1", task_id=toy_task.id, model="null", sample=0, resolved=False,
-                               stop_reason="submitted"))  # fmt: skip
+    store = one_attempt_run(toy_task, tmp_path / "suite", tmp_path / "runs" / "r1")
     score_run(store, {toy_task.id: toy_task}, ScoringSettings())
     write_leaderboard([store.dir], tmp_path / "leaderboard")
     written = {**modes(tmp_path / "runs"), **modes(tmp_path / "suite"), **modes(tmp_path / "leaderboard")}

@@ -70,6 +70,7 @@ def test_options_given_extend_the_run_or_win(tmp_path):
         ({}, {"base_url"}, r"^--base-url: "),
         ({"overrides": LimitOverrides(max_turns=9)}, {"max_turns"}, r"^--max-turns 9: run `r1` ran with 5; "),
         ({"overrides": LimitOverrides(max_tokens=9)}, {"max_tokens"}, r"^--max-tokens 9: run `r1` ran with the tasks'"),
+        ({"agent": "other"}, {"agent"}, r"^--agent other: run `r1` ran with agent tool-loop; use another --run-id$"),
     ],
 )
 def test_options_that_disagree_with_the_record_are_one_line_naming_the_option(tmp_path, changes, given, message):
@@ -144,3 +145,16 @@ def test_reopening_a_run_keeps_every_task_chosen_and_refuses_another_suite(tmp_p
         EvalkitError, match=r"^--suite .*: run `r1` is of suite `toy`, not `other`; use another --run-id"
     ):
         open_run(store, "r1", Suite("other", tmp_path, suite.tasks), tmp_path, [spec], 1)
+
+
+def test_the_agent_is_recorded_and_a_run_id_alone_resumes_with_it(tmp_path):
+    assert run_options(asked(["null"], agent="tool-loop"), ["a"]).agent == "tool-loop"
+    record = manifest(tmp_path, agent="tool-loop")
+    assert resume_args(asked(), {"run_id"}, record, RUN_DIR).agent == "tool-loop"
+
+
+def test_the_backend_is_recorded_and_reused_unless_another_is_given(tmp_path):
+    assert run_options(asked(["null"], backend="docker"), ["a"]).backend == "docker"
+    record = manifest(tmp_path, backend="elsewhere")
+    assert resume_args(asked(), {"run_id"}, record, RUN_DIR).backend == "elsewhere"
+    assert resume_args(asked(backend="docker"), {"run_id", "backend_name"}, record, RUN_DIR).backend == "docker"

@@ -1,0 +1,31 @@
+"""The agent seam: what evalkit asks of anything that works on a task in a sandbox.
+
+evalkit's own tool-calling loop is one agent (`tool-loop`); a CLI agent installed in the sandbox
+is another kind. An attempt gives the agent the task's prompt, an open sandbox, the attempt's
+budgets, the trajectory to write to and a deadline; it gets back an `AgentOutcome` (stop reason,
+usage, counters). Taking the diff, scoring it and recording the attempt stay with the harness, so
+no agent can steer its own verdict.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from evalkit.agent.loop import AgentOutcome
+from evalkit.agent.trajectory import TrajectoryWriter
+from evalkit.sandbox.protocol import Sandbox
+from evalkit.tasks.model import Limits
+
+
+class Agent(Protocol):
+    """Works on one task in one sandbox until it is done or a budget runs out."""
+
+    name: str  # recorded on every attempt (`agent` in results.jsonl)
+    tools: list[dict]  # the tool schemas it offers a model, recorded in the trajectory ([] if none)
+
+    def run(
+        self, prompt: str, sandbox: Sandbox, limits: Limits, trajectory: TrajectoryWriter, deadline: float
+    ) -> AgentOutcome:
+        """Work on `prompt` in `sandbox`; never raise for a fault of the model (put it in the
+        outcome); raise only when the sandbox is lost (SandboxError) or on an interrupt."""
+        ...

@@ -1,0 +1,29 @@
+"""`tool-loop`: evalkit's own agent, the loop of loop.py driving a model through evalkit's tools."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from evalkit.agent.loop import AgentOutcome, TurnPolicy, run_agent
+from evalkit.agent.tools import TOOL_SCHEMAS, ToolBox
+from evalkit.agent.trajectory import TrajectoryWriter
+from evalkit.models.client import ChatClient
+from evalkit.sandbox.protocol import Sandbox
+from evalkit.tasks.model import Limits
+
+
+@dataclass
+class ToolLoopAgent:
+    """A model behind `client` calls bash/read_file/write_file/edit/search/submit in the sandbox."""
+
+    client: ChatClient
+    policy: TurnPolicy
+    output_limit: int  # bytes of a command's output shown to the model (head + tail)
+    name: str = "tool-loop"
+    tools: list[dict] = field(default_factory=lambda: list(TOOL_SCHEMAS))
+
+    def run(
+        self, prompt: str, sandbox: Sandbox, limits: Limits, trajectory: TrajectoryWriter, deadline: float
+    ) -> AgentOutcome:
+        toolbox = ToolBox(sandbox, limits.command_timeout_s, self.output_limit)
+        return run_agent(prompt, toolbox, self.client, limits, trajectory, deadline, self.policy)

@@ -1,0 +1,51 @@
+"""The host side of the command server's protocol (command_server.py): one JSON object per line
+each way, over any byte stream. The transport (Docker's attach socket, with its stream framing,
+in docker_sandbox.py) only moves bytes; what a request and a reply look like is known here alone."""
+
+from __future__ import annotations
+
+import json
+from typing import Protocol
+
+
+class ByteStream(Protocol):
+    """A two-way byte stream to a running command server."""
+
+    def settimeout(self, seconds: float) -> None:
+        """How long `receive` may wait for bytes before raising (OSError, as a socket does)."""
+        ...
+
+    def sendall(self, data: bytes) -> None: ...
+
+    def receive(self) -> bytes:
+        """The next bytes of the server's stdout; ConnectionError once the server has exited."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def encode_request(payload: dict) -> bytes:
+    return (json.dumps(payload) + "\n").encode()
+
+
+class CommandChannel:
+    """Requests written as JSON lines, replies read back line by line (a reply may arrive in
+    pieces, or with the start of the next one)."""
+
+    def __init__(self, stream: ByteStream) -> None:
+        self._stream = stream
+        self._pending = bytearray()
+
+    def request(self, payload: dict, wait_s: float) -> dict:
+        """Send one request and return its reply; `wait_s` bounds each wait for more bytes.
+        Raises OSError/ConnectionError when the stream fails and ValueError for a bad reply."""
+        self._stream.settimeout(wait_s)
+        self._stream.sendall(encode_request(payload))
+        while b"\n" not in self._pending:
+            self._pending += self._stream.receive()
+        line, _, rest = bytes(self._pending).partition(b"\n")
+        self._pending = bytearray(rest)
+        return json.loads(line)
+
+    def close(self) -> None:
+        self._stream.close()

@@ -1,0 +1,123 @@
+"""What every sandbox backend promises, checked through the `SandboxBackend` and `Sandbox`
+protocols only, for each backend of the registry: a new row in `evalkit.sandbox.registry.BACKENDS`
+runs this suite with no other change. One backend and one sandbox are shared per backend where a
+test leaves nothing another relies on; the others open a fresh sandbox."""
+
+from __future__ import annotations
+
+import io
+import os
+import secrets
+import tarfile
+
+import pytest
+
+from evalkit.errors import SandboxError
+from evalkit.sandbox.registry import BACKENDS, open_backend
+from evalkit.sandbox.workspace import tar_single_file
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module", params=sorted(BACKENDS))
+def backend(request):
+    """The backend named by the parameter, for this module; at the end nothing of its run is left."""
+    try:
+        opened = open_backend(request.param, f"pytest-conformance-{secrets.token_hex(3)}")
+    except SandboxError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI needs the {request.param} backend: {exc}")
+        pytest.skip(f"{request.param} backend unavailable: {exc}")
+    yield opened
+    opened.close()
+    assert len(opened.live) == 0 and opened.remaining() == [], f"{request.param} left sandboxes behind"
+
+
+@pytest.fixture(scope="module")
+def box(backend, toy_task):
+    sandbox = backend.open(toy_task, role="agent")
+    yield sandbox
+    sandbox.close()
+
+
+def test_commands_report_their_output_and_exit_code(box):
+    result = box.exec("echo out; echo err >&2; (exit 3)")
+    assert (result.exit_code, result.stdout, result.stderr, result.ok) == (3, "out\n", "err\n", False)
+    assert not result.truncated and not result.timed_out
+    here = box.exec("pwd")
+    assert here.ok and here.stdout.strip() == box.workdir
+    assert box.exec("ls", cwd=f"{box.workdir}/calc").stdout.split() == ["__init__.py"]
+    assert box.exec("pwd", cwd=box.workdir).stdout.strip() == box.workdir
+
+
+def test_a_command_over_its_timeout_is_killed_with_what_it_started(box):
+    result = box.exec("sleep 100 & sleep 100; echo finished", timeout=1)
+    assert result.timed_out and result.exit_code == 124 and "finished" not in result.stdout
+    assert box.exec("pgrep -u $(id -u) -x sleep || echo none").stdout.strip() == "none"
+    assert box.exec("echo alive").stdout == "alive\n"
+
+
+def test_output_over_the_limit_keeps_head_and_tail(box):
+    result = box.exec("printf head; head -c 1000000 /dev/zero | tr '\\0' x; printf tail", output_limit=10_000)
+    assert result.truncated and result.exit_code == 0
+    assert result.stdout.startswith("headxxx") and result.stdout.endswith("xxxtail")
+    assert len(result.stdout) < 10_000 + 200
+    assert not box.exec("echo small", output_limit=10_000).truncated
+
+
+def test_files_written_read_back_and_missing_ones_raise(box):
+    box.write_file("notes/deep/new.txt", "héllo\n")
+    box.write_file("/tmp/raw.bin", b"\x00\x01bytes")
+    assert box.read_file("notes/deep/new.txt") == "héllo\n"
+    assert box.exec("od -An -c /tmp/raw.bin").stdout.split() == ["\\0", "001", "b", "y", "t", "e", "s"]
+    with pytest.raises(FileNotFoundError):
+        box.read_file("no/such/file.txt")
+
+
+def test_archives_copied_in_and_out(box):
+    box.exec("mkdir -p incoming")
+    box.copy_in(tar_single_file("a.txt", b"from the host\n"), "incoming")
+    assert box.read_file("incoming/a.txt") == "from the host\n"
+    with tarfile.open(fileobj=io.BytesIO(box.copy_out("incoming/a.txt"))) as tar:
+        member = tar.next()
+        assert member is not None and member.name == "a.txt"
+        assert tar.extractfile(member).read() == b"from the host\n"
+
+
+def test_kill_all_ends_every_process_and_the_sandbox_goes_on(box):
+    sleepers = "pgrep -u $(id -u) -f '^sleep 30[01]$'"
+    box.exec("sleep 300 >/dev/null 2>&1 & sleep 301 >/dev/null 2>&1 &")
+    started = f"for _ in $(seq 50); do [ $({sleepers} | wc -l) = 2 ] && break; sleep 0.1; done; {sleepers} | wc -l"
+    assert box.exec(started).stdout.strip() == "2"
+    box.kill_all()
+    assert box.exec(f"{sleepers} || echo none", timeout=20).stdout.strip() == "none"
+    assert box.exec("pwd").stdout.strip() == box.workdir
+
+
+def test_the_sandbox_has_no_network(box):
+    result = box.exec(
+        "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 53), timeout=3)\"; ls /sys/class/net"
+    )
+    assert result.exit_code == 0  # the listing ran
+    assert "Network is unreachable" in result.stderr
+    assert result.stdout.split() == ["lo"]
+
+
+def test_a_fresh_sandbox_diffs_empty_then_shows_every_change(backend, toy_task):
+    with backend.open(toy_task, role="agent") as fresh:
+        assert fresh.diff() == ""
+        fresh.write_file("calc/extra.py", "VALUE = 1\n")
+        fresh.exec("sed -i 's/a + b/b + a/' calc/__init__.py && rm tests/test_calc.py")
+        assert fresh.read_file("calc/extra.py") == "VALUE = 1\n"
+        diff = fresh.diff()
+    assert "+++ b/calc/extra.py" in diff and "+    return b + a" in diff and "deleted file mode" in diff
+
+
+def test_closing_twice_is_harmless_and_leaves_nothing_on_the_engine(backend, toy_task):
+    before = set(backend.remaining())
+    sandbox = backend.open(toy_task, role="score")
+    opened = set(backend.remaining()) - before
+    assert len(opened) == 1
+    sandbox.close()
+    sandbox.close()
+    assert not opened & set(backend.remaining())
