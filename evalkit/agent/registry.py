@@ -7,11 +7,9 @@ loads none of them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from importlib import import_module
 from typing import TYPE_CHECKING
 
-from evalkit.errors import EvalkitError
+from evalkit.lazy_table import Table, known, load
 
 if TYPE_CHECKING:
     from evalkit.agent.protocol import Agent
@@ -21,23 +19,19 @@ if TYPE_CHECKING:
 DEFAULT_AGENT = "tool-loop"
 
 # name → (module, factory function taking (spec, client, output_limit))
-AGENTS: dict[str, tuple[str, str]] = {
+AGENTS: Table = {
     "tool-loop": ("evalkit.agent.registry", "_tool_loop"),
 }
 
 
 def check_agent(name: str) -> str:
     """`name` if an agent has it; else one line listing the agents there are."""
-    if name not in AGENTS:
-        raise EvalkitError(f"--agent {name!r}: no such agent; known: {', '.join(sorted(AGENTS))}")
-    return name
+    return known(AGENTS, name, "agent")
 
 
 def make_agent(name: str, spec: ModelSpec, client: ChatClient, output_limit: int) -> Agent:
     """The agent `name` for the model of `spec`, reached through `client`."""
-    module, function = AGENTS[check_agent(name)]
-    factory: Callable[..., Agent] = getattr(import_module(module), function)
-    return factory(spec, client, output_limit)
+    return load(AGENTS, name, "agent")(spec, client, output_limit)
 
 
 def _tool_loop(spec: ModelSpec, client: ChatClient, output_limit: int) -> Agent:

@@ -8,32 +8,27 @@ Adding a backend is one row here: a class with a `connect(run_id, log)` classmet
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from evalkit.errors import EvalkitError
+from evalkit.lazy_table import Table, known, load
 
 if TYPE_CHECKING:
     from evalkit.sandbox.protocol import SandboxBackend
 
 DEFAULT_BACKEND = "docker"
 
-BACKENDS: dict[str, tuple[str, str]] = {
+BACKENDS: Table = {
     "docker": ("evalkit.sandbox.backend", "DockerBackend"),
 }
 
 
 def check_backend_name(name: str) -> str:
     """`name` when a backend has it, else one line naming the known ones."""
-    if name not in BACKENDS:
-        raise EvalkitError(f"unknown backend {name!r}; known backends: {', '.join(sorted(BACKENDS))}")
-    return name
+    return known(BACKENDS, name, "backend")
 
 
 def open_backend(name: str, run_id: str, log: Callable[[str], None] = lambda line: None) -> SandboxBackend:
     """The backend called `name`, connected and owning run `run_id`; `log` hears what it did on
     the way (orphans of dead runs removed)."""
-    module_name, class_name = BACKENDS[check_backend_name(name)]
-    backend_class = getattr(importlib.import_module(module_name), class_name)
-    return backend_class.connect(run_id, log)
+    return load(BACKENDS, name, "backend").connect(run_id, log)

@@ -23,7 +23,7 @@ def test_the_default_agent_is_the_tool_loop_with_the_models_turn_policy():
 def test_an_unknown_agent_is_one_line_naming_the_known_ones():
     with pytest.raises(EvalkitError) as caught:
         check_agent("claude-code")
-    assert str(caught.value) == f"--agent 'claude-code': no such agent; known: {', '.join(sorted(AGENTS))}"
+    assert str(caught.value) == f"unknown agent 'claude-code'; known agents: {', '.join(sorted(AGENTS))}"
 
 
 def test_an_attempt_row_keeps_its_agent_and_budgets_and_old_rows_still_load():

@@ -98,5 +98,5 @@ def test_retry_errors_needs_an_existing_run(tmp_path):
 def test_an_unknown_agent_is_one_line_and_writes_no_run(tmp_path):
     result = evalkit("run", "--model", "oracle", "--agent", "nope", "--out", tmp_path, "--run-id", "a1")
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr.strip() == "error: --agent 'nope': no such agent; known: tool-loop"
+    assert result.stderr.strip() == "error: unknown agent 'nope'; known agents: tool-loop"
     assert not (tmp_path / "a1").exists()

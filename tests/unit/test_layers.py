@@ -12,12 +12,14 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import evalkit
 
 # lowest first; a module may import its own layer or a lower one
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("evalkit.errors", "evalkit.wording", "evalkit.plain_errors", "evalkit.files", "evalkit.diffs",
-              "evalkit.flag_kinds", "evalkit.integrity")),
+              "evalkit.flag_kinds", "evalkit.integrity", "evalkit.lazy_table")),
     ("tasks", ("evalkit.tasks",)),
     ("records", ("evalkit.records",)),  # an attempt record carries its task's limits
     ("sandbox", ("evalkit.sandbox",)),
@@ -28,17 +30,19 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("runs", ("evalkit.runs", "evalkit.runner")),
     ("scoring", ("evalkit.scoring",)),  # the after-the-fact axes and run scores
     ("report", ("evalkit.stats", "evalkit.gather", "evalkit.report", "evalkit.results")),
-    ("cli", ("evalkit.cli", "evalkit")),
+    ("cli", ("evalkit.cli", "evalkit")),  # "evalkit": the package __init__ alone
 ]  # fmt: skip
 
 ROOT = Path(evalkit.__file__).parent
+ROOT_PACKAGE = "evalkit"
 
 
 def layer_of(module: str) -> int:
     best, found = "", -1
     for index, (_, prefixes) in enumerate(LAYERS):
         for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > len(best):
+            inside = prefix != ROOT_PACKAGE and module.startswith(prefix + ".")  # the root names itself only
+            if (module == prefix or inside) and len(prefix) > len(best):
                 best, found = prefix, index
     assert found >= 0, f"{module} is in no layer: add it to LAYERS (and to docs/design.md)"
     return found
@@ -105,3 +109,5 @@ def test_the_check_sees_function_level_imports_and_skips_type_checking_ones():
     )
     assert evalkit_imports(tree) == [(5, "evalkit.report.html"), (6, "evalkit.runs.store")]
     assert layer_of("evalkit.verify.junit") < layer_of("evalkit.runs.store") < layer_of("evalkit.scoring.quality")
+    with pytest.raises(AssertionError, match="in no layer"):  # a new top-level module must be placed
+        layer_of("evalkit.new_module")
