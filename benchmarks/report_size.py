@@ -26,8 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from evalkit.records import AttemptRecord
 from evalkit.report.html import write_leaderboard
-from evalkit.runs.store import AttemptRecord, RunManifest
+from evalkit.runs.store import RunManifest
 from evalkit.scoring.attempt_scores import AttemptScores, CorrectnessAxis
 from evalkit.scoring.efficiency import EfficiencyScore
 from evalkit.scoring.interaction import InteractionPenalties, InteractionScore

@@ -35,7 +35,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalkit.runs.store import AttemptRecord, RunStore
+from evalkit.records import AttemptRecord
+from evalkit.runs.store import RunStore
 from evalkit.sandbox.backend import DockerBackend, docker_client
 from evalkit.sandbox.containers import LABEL_RUN, owner_label, prune
 from evalkit.tasks import Task, load_suite

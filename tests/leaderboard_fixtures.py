@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.agent.trajectory import TrajectoryWriter
-from evalkit.runs.store import AttemptRecord, RunManifest, RunStore
+from evalkit.records import AttemptRecord
+from evalkit.runs.store import RunManifest, RunStore
 from evalkit.scoring.attempt_scores import ScoringSettings
 from evalkit.scoring.run_scores import run_tasks, score_run
 

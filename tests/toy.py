@@ -103,7 +103,8 @@ def write_toy_suite(root: Path) -> Path:
 def one_attempt_run(task, suite_dir: Path, run_dir: Path):
     """A run folder of `task` (its suite written to `suite_dir`) with one unresolved attempt of
     model `null`, not yet scored: a RunStore."""
-    from evalkit.runs.store import AttemptRecord, RunManifest, RunStore
+    from evalkit.records import AttemptRecord
+    from evalkit.runs.store import RunManifest, RunStore
     from evalkit.tasks.write import write_suite
 
     suite = write_suite(suite_dir, "toy", "a toy suite", [task])

@@ -10,13 +10,13 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 from evalkit.agent.text_calls import parse_text_tool_calls
 from evalkit.agent.tools import TOOL_NAMES, TOOL_SCHEMAS, ToolBox
 from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.errors import SandboxError
 from evalkit.models.client import ChatClient, EndpointError, Usage
+from evalkit.records import StopReason
 from evalkit.tasks.model import Limits
 
 SYSTEM_PROMPT = """\
@@ -43,19 +43,6 @@ class TurnPolicy:
     on_text: str = "nudge"  # "nudge": remind the model and go on (up to max_nudges); "stop": end the attempt
     max_nudges: int = 3
     tool_call_format: str = "native"  # "text": also parse tool calls written into the reply's text
-
-
-class StopReason(StrEnum):
-    """Why an attempt ended: the closed set recorded on every attempt."""
-
-    SUBMITTED = "submitted"  # the model called `submit`
-    NO_TOOL_CALL = "no_tool_call"  # the model answered without calling a tool
-    MAX_TURNS = "max_turns"
-    MAX_TOKENS = "max_tokens"  # prompt + completion tokens over the attempt
-    WALL_TIME = "wall_time"
-    CONTEXT_OVERFLOW = "context_overflow"  # the endpoint refused the conversation as too long
-    ENDPOINT_ERROR = "endpoint_error"  # no usable answer after retries, or a non-retryable HTTP error
-    SANDBOX_ERROR = "sandbox_error"  # the harness lost the sandbox; not the model's fault
 
 
 @dataclass

@@ -14,11 +14,11 @@ import posixpath
 import shlex
 import time
 from dataclasses import dataclass
-from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalkit.errors import SandboxError
+from evalkit.records import ToolFault
 from evalkit.sandbox.protocol import Sandbox
 
 
@@ -94,16 +94,6 @@ def _schema(name: str, model: type[_Args]) -> dict:
 
 
 TOOL_SCHEMAS: list[dict] = [_schema(name, model) for name, model in TOOL_ARGS.items()]
-
-
-class ToolFault(StrEnum):
-    """What went wrong with one tool call; counted for the interaction score."""
-
-    MALFORMED_JSON = "malformed_json"
-    UNKNOWN_TOOL = "unknown_tool"
-    BAD_ARGUMENTS = "bad_arguments"
-    TOOL_ERROR = "tool_error"  # the call was well-formed but the tool failed (file missing, edit not found…)
-    TIMEOUT = "timeout"  # the command was killed at its timeout
 
 
 @dataclass(frozen=True)

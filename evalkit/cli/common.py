@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from evalkit.errors import EvalkitError
-from evalkit.names import check_run_id
+from evalkit.files import check_run_id
 from evalkit.sandbox.registry import BACKENDS, DEFAULT_BACKEND, check_backend_name, open_backend
 
 if TYPE_CHECKING:

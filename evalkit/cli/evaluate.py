@@ -21,7 +21,7 @@ from evalkit.cli.common import (
     run_id_option,
 )
 from evalkit.errors import EvalkitError
-from evalkit.names import file_component
+from evalkit.files import file_component
 from evalkit.runs.fitted_table import FitColumn, FittedTable
 
 
@@ -40,11 +40,12 @@ def evaluate(
     ] = "fail",
 ) -> None:
     """Score SWE-bench-format predictions against a suite's hidden tests; write per-instance reports."""
+    from evalkit.files import write_atomic
+    from evalkit.integrity import counts_as_resolved
     from evalkit.runner import fan_out
-    from evalkit.scoring.correctness import CorrectnessResult, evaluate_patch
-    from evalkit.scoring.integrity import counts_as_resolved
-    from evalkit.scoring.integrity_scan import scan_attempt
-    from evalkit.scoring.predictions import load_predictions, summary_report, write_atomic, write_instance_report
+    from evalkit.scoring.predictions import load_predictions, summary_report, write_instance_report
+    from evalkit.verify.correctness import CorrectnessResult, evaluate_patch
+    from evalkit.verify.integrity_scan import scan_attempt
 
     if integrity not in ("fail", "flag"):
         raise EvalkitError(f"--integrity {integrity}: choose fail or flag")

@@ -41,12 +41,11 @@ def gather_command(
     """Mine a repository's history for validated short-prompt, large-diff tasks."""
     from rich.table import Table
 
+    from evalkit.diffs import DEFAULT_TEST_GLOBS, changed_lines, changed_paths
     from evalkit.gather.gather import REPORT, GatherOptions, gather, open_repository
     from evalkit.gather.history import SizeLimits
     from evalkit.models.client import ChatClient
     from evalkit.models.endpoint import DEFAULT_CONFIG, load_config, models_table, resolve_model
-    from evalkit.scoring.patches import changed_lines, changed_paths
-    from evalkit.tasks.test_paths import DEFAULT_TEST_GLOBS
 
     config_path = config or DEFAULT_CONFIG
     open_repository(repo)  # a bad path or an unreachable URL is one line, before any container starts

@@ -12,8 +12,8 @@ import typer
 from rich.markup import escape
 
 from evalkit.cli.common import app, console
+from evalkit.flag_kinds import FlagKind
 from evalkit.runs.folders import run_folder
-from evalkit.scoring.flag_kinds import FlagKind
 from evalkit.wording import counted
 
 
@@ -36,9 +36,9 @@ def integrity(
     from rich.table import Table
 
     from evalkit.agent.trajectory import read_trajectory
+    from evalkit.files import write_atomic
     from evalkit.runs.store import RunStore
-    from evalkit.scoring.integrity_scan import recorded_test_flags, scan_attempt
-    from evalkit.scoring.predictions import write_atomic
+    from evalkit.verify.integrity_scan import recorded_test_flags, scan_attempt
 
     run_dir = run_folder(run_dir)
     store = RunStore(run_dir)

@@ -30,15 +30,15 @@ from evalkit.wording import counted
 if TYPE_CHECKING:  # imported by the commands that use them: `evalkit --help` stays fast
     from rich.table import Table
 
-    from evalkit.scoring.health import TaskHealth
     from evalkit.tasks import Task
+    from evalkit.verify.health import TaskHealth
 
 SIZE_COLUMNS = ("prompt chars", "changed lines", "files", "F2P", "P2P")
 
 
 def _sizes(task: Task) -> tuple[int, ...]:
     """The figures of SIZE_COLUMNS for one task (the change without its tests)."""
-    from evalkit.scoring.patches import changed_lines, changed_paths
+    from evalkit.diffs import changed_lines, changed_paths
 
     return (
         len(task.prompt),
@@ -113,9 +113,9 @@ def tasks_validate(
     backend_name: BackendOption = DEFAULT_BACKEND,
 ) -> None:
     """Check every task: the reference patch must resolve it every time, the empty patch never."""
+    from evalkit.files import write_atomic
     from evalkit.runner import fan_out
-    from evalkit.scoring.health import validate_task
-    from evalkit.scoring.predictions import write_atomic
+    from evalkit.verify.health import validate_task
 
     loaded = _load(suite, skip_invalid, "validate")
     selected = loaded.select(task)

@@ -13,7 +13,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from evalkit.diffs import DEFAULT_TEST_GLOBS
 from evalkit.errors import EvalkitError
+from evalkit.files import write_atomic
 from evalkit.gather.environment import HOST_CA_BUNDLE, detect_environment, write_recipe
 from evalkit.gather.history import (
     Candidate,
@@ -28,9 +30,7 @@ from evalkit.gather.validate import test_files, validate_candidate
 from evalkit.models.client import ChatClient
 from evalkit.sandbox.backend import SandboxBackend
 from evalkit.sandbox.workspace import cached_clone
-from evalkit.scoring.predictions import write_atomic
 from evalkit.tasks.model import Task, TaskSource, TestSpec
-from evalkit.tasks.test_paths import DEFAULT_TEST_GLOBS
 from evalkit.tasks.write import write_suite
 from evalkit.wording import counted
 

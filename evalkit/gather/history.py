@@ -9,8 +9,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalkit.diffs import changed_lines, changed_paths
 from evalkit.errors import EvalkitError
-from evalkit.scoring.patches import changed_lines, changed_paths
 
 _BINARY = re.compile(r"^(GIT binary patch|Binary files .* differ)$", re.M)  # diff structure, not content
 

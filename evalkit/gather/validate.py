@@ -13,11 +13,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from evalkit.diffs import changed_paths
 from evalkit.sandbox.backend import SandboxBackend
-from evalkit.scoring.correctness import CorrectnessResult, evaluate_patch
-from evalkit.scoring.junit import TestStatus
-from evalkit.scoring.patches import changed_paths
 from evalkit.tasks.model import Task, TestSpec
+from evalkit.verify.correctness import CorrectnessResult, evaluate_patch
+from evalkit.verify.junit import TestStatus
 
 
 @dataclass

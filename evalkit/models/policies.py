@@ -20,8 +20,8 @@ from typing import Protocol
 from unidiff import LINE_TYPE_ADDED, LINE_TYPE_CONTEXT, LINE_TYPE_REMOVED, PatchSet
 from unidiff.errors import UnidiffParseError
 
+from evalkit.diffs import changed_paths
 from evalkit.errors import EvalkitError
-from evalkit.scoring.patches import changed_paths
 from evalkit.tasks.model import Task
 
 ORACLE_PATCH_PATH = "/tmp/evalkit-oracle.patch"

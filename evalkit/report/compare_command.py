@@ -11,13 +11,13 @@ from pathlib import Path
 
 from rich.console import Console
 
+from evalkit.files import write_atomic
 from evalkit.report.compare import ALPHA, DECIDING_AXES, MAX_DROP, compare_runs
 from evalkit.report.compare_output import junit_report, markdown_report, print_comparison
 from evalkit.report.compare_pairs import check_levels, check_suites
 from evalkit.report.compare_tasks import loaded_task_difference, run_manifest, subset_note
 from evalkit.results import load_results
 from evalkit.runs.paths import RunPaths
-from evalkit.scoring.predictions import write_atomic
 
 
 def _weights(run_dir: Path) -> dict | None:

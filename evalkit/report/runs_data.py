@@ -19,10 +19,11 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from evalkit.errors import EvalkitError
+from evalkit.integrity import IntegrityReport
+from evalkit.records import ERROR_STOP_REASONS, AttemptRecord
 from evalkit.runs.paths import SCORES
-from evalkit.runs.store import ERROR_STOP_REASONS, AttemptRecord, RunManifest, RunStore
+from evalkit.runs.store import RunManifest, RunStore
 from evalkit.scoring.attempt_scores import AttemptScores
-from evalkit.scoring.integrity import IntegrityReport
 from evalkit.tasks import SkippedTask
 
 ERROR_STOPS = ERROR_STOP_REASONS  # the endpoint or harness failed, not the model: an error, not a score

@@ -7,19 +7,19 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from evalkit.agent.loop import AgentOutcome, StopReason
+from evalkit.agent.loop import AgentOutcome
 from evalkit.agent.protocol import Agent
 from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.errors import EvalkitError
+from evalkit.files import attempt_file_name
+from evalkit.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolved
 from evalkit.models.endpoint import ModelSpec
-from evalkit.names import attempt_file_name
-from evalkit.runs.store import AttemptRecord, RunStore, utc_now
+from evalkit.records import AttemptRecord, StopReason, TestGroupResult, utc_now
+from evalkit.runs.store import RunStore
 from evalkit.sandbox.backend import SandboxBackend
-from evalkit.scoring.correctness import evaluate_patch
-from evalkit.scoring.grading import TestGroupResult
-from evalkit.scoring.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolved
-from evalkit.scoring.integrity_scan import scan_attempt
 from evalkit.tasks.model import Limits, Task
+from evalkit.verify.correctness import evaluate_patch
+from evalkit.verify.integrity_scan import scan_attempt
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from rich.text import Text
 
 from evalkit.axes import COMPOSITE, JUDGE, LABELS, MEAN_AXES
 from evalkit.models.backoff import EndpointRegistry
+from evalkit.records import AttemptRecord
 from evalkit.runs.fitted_table import FitColumn, FittedTable
-from evalkit.runs.store import AttemptRecord
 from evalkit.wording import counted
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ import shlex
 from pathlib import Path
 
 from evalkit.errors import EvalkitError
-from evalkit.names import is_safe_name
+from evalkit.files import is_safe_name
 from evalkit.runs.paths import is_run_folder
 
 RUNS_ROOT = Path("reports/runs")

@@ -19,18 +19,19 @@ from pathlib import Path
 
 from evalkit.agent.registry import DEFAULT_AGENT, make_agent
 from evalkit.errors import EvalkitError
+from evalkit.integrity import IntegrityPolicy
 from evalkit.models.backoff import EndpointRegistry
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
 from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
 from evalkit.models.server import ModelServer
+from evalkit.records import AttemptRecord, utc_now
 from evalkit.runner import fan_out
 from evalkit.runs.attempt import AttemptKey, run_attempt
 from evalkit.runs.folders import resume_command
-from evalkit.runs.store import AttemptRecord, RunManifest, RunOptions, RunStore, utc_now
+from evalkit.runs.store import RunManifest, RunOptions, RunStore
 from evalkit.sandbox.engine_watch import DEFAULT_WAIT_S, EngineUnavailable
 from evalkit.sandbox.protocol import SandboxBackend
-from evalkit.scoring.integrity import IntegrityPolicy
 from evalkit.tasks import Suite, Task
 from evalkit.tasks.model import Limits
 

@@ -12,75 +12,15 @@ from __future__ import annotations
 import json
 import os
 import threading
-from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
 from evalkit.errors import EvalkitError
+from evalkit.files import write_atomic
+from evalkit.records import ERROR_STOP_REASONS, RERUN_STOP_REASONS, AttemptRecord
 from evalkit.runs.paths import RunPaths
-from evalkit.scoring.grading import TestGroupResult
-from evalkit.scoring.integrity import IntegrityReport
-from evalkit.scoring.predictions import write_atomic
 from evalkit.tasks import SkippedTask
-from evalkit.tasks.model import Limits
-
-# The endpoint or the harness failed, not the model: such attempts are errors, never scores.
-ERROR_STOP_REASONS = frozenset({"endpoint_error", "sandbox_error"})
-RERUN_STOP_REASONS = frozenset({"sandbox_error"})  # retried by every resume; endpoint errors with --retry-errors
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-class AttemptRecord(BaseModel):
-    """One finished attempt of one model on one task (one row of results.jsonl)."""
-
-    run_id: str
-    task_id: str
-    model: str
-    sample: int
-    agent: str = "tool-loop"  # what worked on the task (--agent); rows from before agents were the tool loop
-    limits: Limits | None = None  # the budgets the attempt ran under (None: a row from before they were kept)
-    resolved: bool  # the verdict: the hidden tests passed and (under integrity = "fail") no failing flag
-    tests_resolved: bool | None = None  # what the hidden tests alone said (None: a row from before integrity)
-    stop_reason: str
-    error: str | None = None
-    usage: dict = Field(default_factory=dict)  # prompt/completion/cached/total tokens, reported
-    turns: int = 0
-    tool_calls: int = 0
-    faults: dict[str, int] = Field(default_factory=dict)  # malformed_json, unknown_tool, bad_arguments…
-    retries: dict[str, int] = Field(default_factory=dict)  # rate_limit, server_error, timeout…
-    duration_s: float = 0.0  # the whole attempt: sandbox start to verdict
-    agent_s: float = 0.0
-    model_time_s: float = 0.0
-    sandbox_time_s: float = 0.0
-    test_time_s: float = 0.0
-    sampling: dict = Field(default_factory=dict)
-    endpoint: dict = Field(default_factory=dict)
-    final_message: str | None = None
-    model_patch: str = ""
-    patch_applied: bool = False
-    fail_to_pass: TestGroupResult = Field(default_factory=lambda: TestGroupResult(passed=[], failed=[]))
-    pass_to_pass: TestGroupResult = Field(default_factory=lambda: TestGroupResult(passed=[], failed=[]))
-    integrity: IntegrityReport = Field(default_factory=IntegrityReport)
-    trajectory: str = ""  # relative to the run folder
-    started_at: str = ""
-    finished_at: str = ""
-
-    @property
-    def key(self) -> tuple[str, str, int]:
-        return (self.task_id, self.model, self.sample)
-
-    @property
-    def errored(self) -> bool:
-        """The endpoint or the harness failed: counted as an error, left out of every score."""
-        return self.stop_reason in ERROR_STOP_REASONS
-
-    @property
-    def hidden_tests_passed(self) -> bool:
-        return self.resolved if self.tests_resolved is None else self.tests_resolved
 
 
 class RunOptions(BaseModel):

@@ -12,19 +12,19 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from evalkit.diffs import changed_paths, substantive_paths
 from evalkit.errors import EvalkitError
+from evalkit.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolved
 from evalkit.plain_errors import plain_summary
-from evalkit.runs.store import AttemptRecord
+from evalkit.records import AttemptRecord
 from evalkit.scoring.composite import Weights, composite
 from evalkit.scoring.efficiency import EfficiencyScore, score_efficiency
-from evalkit.scoring.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolved
-from evalkit.scoring.integrity_scan import recorded_test_flags, scan_attempt
 from evalkit.scoring.interaction import InteractionPenalties, InteractionScore, score_interaction
 from evalkit.scoring.judge import JudgeVerdict
-from evalkit.scoring.patches import changed_paths, substantive_paths
 from evalkit.scoring.prices import Price, price_table
 from evalkit.scoring.quality import DEFAULT_FORBIDDEN, QualityScore, score_quality
 from evalkit.tasks.model import Limits, Task
+from evalkit.verify.integrity_scan import recorded_test_flags, scan_attempt
 
 
 class ScoringSettings(BaseModel):

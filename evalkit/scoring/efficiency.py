@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from evalkit.runs.store import AttemptRecord
+from evalkit.records import AttemptRecord
 from evalkit.scoring.prices import Price
 from evalkit.tasks.model import Limits
 

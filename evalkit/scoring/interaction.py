@@ -28,7 +28,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalkit.runs.store import AttemptRecord
+from evalkit.records import AttemptRecord
 
 OVERRUNS = frozenset({"max_turns", "max_tokens", "wall_time"})
 _BASH_WRITE = re.compile(r"(\bcat\s*>|\bcat\s*<<|\bsed\s+-i|\btee\b|\bprintf\b.*>|\becho\b.*>|>\s*[\w./-]+\.\w+)")

@@ -7,15 +7,13 @@ A predictions file is JSON (a list, or a dict keyed by instance id) or JSONL, ea
 from __future__ import annotations
 
 import json
-import os
-import secrets
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
 from evalkit.errors import EvalkitError
-from evalkit.names import file_component
-from evalkit.scoring.correctness import CorrectnessResult
+from evalkit.files import file_component, write_atomic
+from evalkit.verify.correctness import CorrectnessResult
 
 
 class Prediction(BaseModel):
@@ -48,21 +46,6 @@ def load_predictions(path: Path) -> list[Prediction]:
             field = ".".join(map(str, err["loc"])) or "(record)"
             raise EvalkitError(f"{path}: record {number}, field `{field}`: {err['msg']}") from None
     return predictions
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write a file so that a reader never sees half of it, with the permissions the umask gives
-    (tempfile's would be 0600, unreadable to the group that shares the results)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def write_instance_report(out_dir: Path, prediction: Prediction, result: CorrectnessResult) -> None:

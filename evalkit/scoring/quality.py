@@ -25,8 +25,9 @@ Parts, each in 0..1:
 - size = 1 when the non-test changed lines are within 0.5x..2x the reference's, else
   min(r / 0.5, 2 / r) (1 when the reference changes no lines).
 
-Test files (under `tests/` or `test/`, `test_*.py`, `*_test.py`, `conftest.py`) count in neither
-scope nor size: writing tests is not straying. Binary files are left out of lint and syntax.
+Test files (by the one test-path rule, `diffs.is_test_path`: under `tests/`, `test/` or `testing/`,
+a `tests/` folder anywhere, `test_*.py`, `*_test.py`, `conftest.py`) count in neither scope nor
+size: writing tests is not straying. Binary files are left out of lint and syntax.
 
 Default weights: lint 0.25, syntax 0.2, hygiene 0.25, scope 0.15, size 0.15; `weights` overrides
 them part by part, and the weights recorded are those used, normalised to sum to 1. The score is
@@ -58,8 +59,8 @@ from pydantic import BaseModel, Field
 from unidiff import PatchedFile, PatchSet
 from unidiff.patch import Hunk, Line
 
+from evalkit.diffs import changed_lines, changed_paths, is_test_path
 from evalkit.errors import EvalkitError
-from evalkit.scoring.patches import changed_lines, changed_paths
 
 DEFAULT_FORBIDDEN = (
     "*.lock",
@@ -170,7 +171,7 @@ def score_quality(
         if f.lintable and f.path in after and not _parses(after[f.path]) and _parses(bases.get(f.source))
     ]
     litter = _litter(files, bases, _files(reference_patch), forbidden)
-    touched = [f.path for f in files if not _is_test_path(f.path)]
+    touched = [f.path for f in files if not is_test_path(f.path)]
     extra = [p for p in touched if p not in reference_files]
     missed = [p for p in reference_files if p not in {f.path for f in files}]
     lines = changed_lines(_non_test_diff(patch))
@@ -241,7 +242,7 @@ def _files(diff: str) -> list[_File]:
 
 def _non_test_diff(diff: str) -> str:
     """The part of `diff` about non-test files (binary files carry no lines)."""
-    return "".join(str(f.patched) for f in _files(diff) if not _is_test_path(f.path))
+    return "".join(str(f.patched) for f in _files(diff) if not is_test_path(f.path))
 
 
 def _added(file: _File) -> list[Line]:
@@ -251,13 +252,6 @@ def _added(file: _File) -> list[Line]:
 def _inside(path: str) -> bool:
     parts = PurePosixPath(path).parts
     return bool(parts) and not PurePosixPath(path).is_absolute() and ".." not in parts and parts[0] != ".git"
-
-
-def _is_test_path(path: str) -> bool:
-    posix = PurePosixPath(path)
-    return any(part in TEST_DIRS for part in posix.parts[:-1]) or _matches(
-        posix.name, ("test_*.py", "*_test.py", "conftest.py")
-    )
 
 
 def _matches(path: str, globs: Sequence[str]) -> bool:

@@ -24,13 +24,14 @@ import pandas as pd
 from evalkit.agent.trajectory import read_trajectory
 from evalkit.axes import AXIS_NAMES, SCORE_COLUMNS
 from evalkit.errors import EvalkitError
+from evalkit.files import write_atomic
 from evalkit.models.client import ChatClient
-from evalkit.runs.store import ERROR_STOP_REASONS, AttemptRecord, RunStore, utc_now
+from evalkit.records import ERROR_STOP_REASONS, AttemptRecord, utc_now
+from evalkit.runs.store import RunStore
 from evalkit.sandbox.workspace import build_workspace
 from evalkit.scoring.aggregate import best_of_k, bootstrap_ci, pass_at_k
 from evalkit.scoring.attempt_scores import AttemptScores, ScoringSettings, score_attempt
 from evalkit.scoring.judge import JudgeVerdict, judge_diff
-from evalkit.scoring.predictions import write_atomic
 from evalkit.scoring.prices import price_for
 from evalkit.scoring.run_summary import RunSummary, ScoredRun
 from evalkit.tasks import Task, load_suite

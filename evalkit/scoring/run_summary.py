@@ -13,8 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from evalkit.files import write_atomic
 from evalkit.scoring.attempt_scores import AttemptScores
-from evalkit.scoring.predictions import write_atomic
 from evalkit.tasks import SkippedTask
 
 

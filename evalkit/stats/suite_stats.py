@@ -10,8 +10,8 @@ from typing import Any, TypedDict
 import numpy as np
 from pydantic import BaseModel
 
+from evalkit.diffs import changed_lines, changed_paths
 from evalkit.errors import EvalkitError
-from evalkit.scoring.patches import changed_lines, changed_paths
 from evalkit.tasks.model import Task
 
 # Measure → what it counts. Changed lines are added + removed lines, diff headers excluded.

@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from evalkit.errors import EvalkitError
+from evalkit.files import write_atomic
 from evalkit.plain_errors import plain_summary
-from evalkit.scoring.predictions import write_atomic
 from evalkit.tasks.load import task_from_swebench_row
 from evalkit.tasks.model import Task
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import tomli_w
 
-from evalkit.names import file_component
-from evalkit.scoring.predictions import write_atomic
+from evalkit.files import file_component, write_atomic
 from evalkit.tasks.load import PATCH_FILE, SUITE_FILE, TASK_FILE, TEST_PATCH_FILE
 from evalkit.tasks.model import Task
 

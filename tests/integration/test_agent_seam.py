@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from evalkit.agent.loop import AgentOutcome, StopReason
+from evalkit.agent.loop import AgentOutcome
 from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.models.endpoint import ModelSpec
+from evalkit.records import StopReason
 from evalkit.runs.attempt import AttemptKey, run_attempt
 from evalkit.runs.store import RunStore
 from evalkit.sandbox.protocol import Sandbox

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from evalkit.agent.tools import ToolBox, ToolFault
+from evalkit.agent.tools import ToolBox
+from evalkit.records import ToolFault
 
 pytestmark = pytest.mark.integration
 

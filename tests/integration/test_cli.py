@@ -15,7 +15,7 @@ from conftest import run_evalkit as evalkit
 from processes import interruptible
 from toy import BASE_FILES, diff_of
 
-from evalkit.names import file_component
+from evalkit.files import file_component
 from evalkit.sandbox.containers import (
     LABEL_OWNER,
     LABEL_OWNER_START,

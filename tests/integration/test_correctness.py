@@ -3,8 +3,8 @@
 import pytest
 from toy import BASE_FILES, HIDDEN_TEST, POWER, diff_of
 
-from evalkit.scoring.correctness import evaluate_patch
-from evalkit.scoring.junit import TestStatus
+from evalkit.verify.correctness import evaluate_patch
+from evalkit.verify.junit import TestStatus
 
 pytestmark = pytest.mark.integration
 

@@ -13,9 +13,9 @@ import pytest
 from cheats import FORCE_PASS_PLUGIN, PATCH_REPORTS, SITECUSTOMIZE_CHEAT
 from toy import BASE_FILES, POWER, diff_of
 
-from evalkit.scoring.correctness import evaluate_patch
-from evalkit.scoring.integrity import FlagKind, IntegrityReport, counts_as_resolved
-from evalkit.scoring.source_rules import scan_source_diff
+from evalkit.integrity import FlagKind, IntegrityReport, counts_as_resolved
+from evalkit.verify.correctness import evaluate_patch
+from evalkit.verify.source_rules import scan_source_diff
 
 pytestmark = pytest.mark.integration
 

@@ -8,7 +8,7 @@ from evalkit.agent.tool_loop import ToolLoopAgent
 from evalkit.agent.tools import TOOL_NAMES
 from evalkit.errors import EvalkitError
 from evalkit.models.endpoint import ModelSpec
-from evalkit.runs.store import AttemptRecord
+from evalkit.records import AttemptRecord
 from evalkit.tasks.model import Limits
 
 

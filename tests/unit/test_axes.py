@@ -5,7 +5,7 @@ import json
 import pytest
 
 from evalkit.errors import EvalkitError
-from evalkit.runs.store import AttemptRecord
+from evalkit.records import AttemptRecord
 from evalkit.scoring.attempt_scores import load_settings
 from evalkit.scoring.composite import Weights, composite
 from evalkit.scoring.efficiency import score_efficiency

@@ -15,9 +15,10 @@ from junitparser import JUnitXml
 from rich.console import Console
 
 from evalkit.errors import EvalkitError
+from evalkit.records import AttemptRecord
 from evalkit.report.compare import compare_runs, junit_report, mcnemar_exact, paired_bootstrap
 from evalkit.report.compare_command import compare_command
-from evalkit.runs.store import AttemptRecord, RunManifest, RunStore
+from evalkit.runs.store import RunManifest, RunStore
 from evalkit.scoring.attempt_scores import AttemptScores, CorrectnessAxis
 from evalkit.scoring.composite import Weights, composite
 from evalkit.scoring.efficiency import EfficiencyScore

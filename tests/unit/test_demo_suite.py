@@ -2,7 +2,7 @@
 
 import statistics
 
-from evalkit.scoring.patches import changed_lines, changed_paths
+from evalkit.diffs import changed_lines, changed_paths
 
 
 def is_test_file(path: str) -> bool:

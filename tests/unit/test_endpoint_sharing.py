@@ -111,8 +111,8 @@ def _rendered(display) -> str:
 def test_the_live_display_shows_requests_in_flight_waiting_and_a_429_hold_off():
     from rich.console import Console
 
+    from evalkit.records import AttemptRecord
     from evalkit.runs.display import RunDisplay
-    from evalkit.runs.store import AttemptRecord
 
     limited = [{"status": 429, "headers": {"Retry-After": "2"}, "body": {"error": {"message": "slow down"}}}, {}]
     with RecordingServer({"slow": [{"delay": 1.0}], "limited": limited}) as server:

@@ -7,7 +7,7 @@ from evalkit.gather.environment import detect_environment
 from evalkit.gather.history import Commit, SizeLimits, screen
 from evalkit.gather.prompts import prompt_from_message
 from evalkit.gather.validate import judge, test_files
-from evalkit.scoring.junit import TestStatus
+from evalkit.verify.junit import TestStatus
 
 P, F, E = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR
 

@@ -1,5 +1,5 @@
-from evalkit.scoring.grading import grade
-from evalkit.scoring.junit import TestStatus
+from evalkit.verify.grading import grade
+from evalkit.verify.junit import TestStatus
 
 F2P = ["tests/test_a.py::test_new"]
 P2P = ["tests/test_a.py::test_old", "tests/test_b.py::TestX::test_kept"]

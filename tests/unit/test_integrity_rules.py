@@ -1,5 +1,5 @@
 """Integrity rules, as specifications: what a tool call or a diff line is flagged as, and the near
-misses that are not flagged (evalkit.scoring.command_rules, evalkit.scoring.source_rules)."""
+misses that are not flagged (evalkit.verify.command_rules, evalkit.verify.source_rules)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from evalkit.scoring.command_rules import scan_tool_calls
-from evalkit.scoring.integrity import EVIDENCE_LIMIT, FlagKind
-from evalkit.scoring.source_rules import scan_source_diff
+from evalkit.integrity import EVIDENCE_LIMIT, FlagKind
+from evalkit.verify.command_rules import scan_tool_calls
+from evalkit.verify.source_rules import scan_source_diff
 
 Call = tuple[str, object]  # tool name, arguments (a dict, or a raw string sent as is)
 

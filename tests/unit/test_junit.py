@@ -1,4 +1,4 @@
-from evalkit.scoring.junit import TestStatus, parse_junit
+from evalkit.verify.junit import TestStatus, parse_junit
 
 REPORT = """<?xml version="1.0" encoding="utf-8"?>
 <testsuites><testsuite name="pytest" errors="1" failures="1" skipped="1" tests="6">

@@ -21,6 +21,7 @@ import pytest
 
 from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.errors import EvalkitError
+from evalkit.records import AttemptRecord
 from evalkit.report.html import (
     merge_published,
     pareto_frontier,
@@ -30,7 +31,7 @@ from evalkit.report.html import (
     trajectory_view,
     write_leaderboard,
 )
-from evalkit.runs.store import AttemptRecord, RunManifest, RunStore
+from evalkit.runs.store import RunManifest, RunStore
 from evalkit.scoring.attempt_scores import ScoringSettings
 from evalkit.scoring.run_scores import run_tasks, score_run
 from evalkit.tasks import SkippedTask

@@ -6,10 +6,10 @@ import json
 import pytest
 
 from evalkit.errors import EvalkitError
-from evalkit.names import attempt_file_name, check_run_id, file_component
+from evalkit.files import attempt_file_name, check_run_id, file_component
 from evalkit.runs.folders import run_folder
-from evalkit.scoring.correctness import CorrectnessResult
 from evalkit.scoring.predictions import Prediction, write_instance_report
+from evalkit.verify.correctness import CorrectnessResult
 
 BAD_RUN_IDS = ["..", ".", "../../x", "a/b", "", "x y", "/abs", "a\\b", "x" * 101, "tab\t", "é"]
 TRICKY_NAMES = [

@@ -6,9 +6,9 @@ import json
 import pytest
 from toy import BASE_FILES, POWER, diff_of
 
-from evalkit.runs.store import AttemptRecord
+from evalkit.integrity import FlagKind, IntegrityFlag, IntegrityReport
+from evalkit.records import AttemptRecord
 from evalkit.scoring.attempt_scores import ScoringSettings, did_work, score_attempt
-from evalkit.scoring.integrity import FlagKind, IntegrityFlag, IntegrityReport
 
 CALC = BASE_FILES["calc/__init__.py"]
 WRONG_POWER = "\n\ndef power(a, b):\n    return a * b\n"

@@ -1,7 +1,7 @@
 import pytest
 
+from evalkit.diffs import changed_lines, changed_paths
 from evalkit.errors import EvalkitError
-from evalkit.scoring.patches import changed_lines, changed_paths
 
 DIFF = """diff --git a/pkg/core.py b/pkg/core.py
 --- a/pkg/core.py

@@ -5,8 +5,8 @@ from rich.console import Console
 
 from evalkit.cli.evaluate import evaluation_table
 from evalkit.errors import EvalkitError
-from evalkit.scoring.correctness import CorrectnessResult
 from evalkit.scoring.predictions import load_predictions, summary_report
+from evalkit.verify.correctness import CorrectnessResult
 
 
 def test_json_list_dict_and_jsonl_predictions_load(tmp_path):

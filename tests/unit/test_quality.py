@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from toy import diff_of
 
+from evalkit.diffs import changed_paths, is_test_path
 from evalkit.scoring import quality
-from evalkit.scoring.patches import changed_paths
 from evalkit.scoring.quality import DEFAULT_WEIGHTS, score_quality
 
 DEMO_TASK = "ledger-period-filter"
@@ -270,6 +270,13 @@ def test_test_files_count_neither_in_scope_nor_in_size(repo):
     result = score(repo, {"pkg/core.py": AFTER_CORE, "tests/test_core.py": tests, "tests/test_new.py": "x = 1\n"})
     assert (result.extra_files, result.stray_files, result.size_ratio) == ([], [], 1.0)
     assert result.score == 1.0
+
+
+def test_quality_knows_test_files_by_the_rule_gather_and_integrity_use(repo):
+    # `testing/` is a test folder to gathering (diffs.DEFAULT_TEST_GLOBS); quality agrees
+    result = score(repo, {"pkg/core.py": AFTER_CORE, "testing/helpers.py": "def make():\n    return [1]\n"})
+    assert (result.extra_files, result.size_ratio, result.score) == ([], 1.0, 1.0)
+    assert is_test_path("testing/helpers.py")
 
 
 def test_missing_a_reference_file_costs_scope(repo):

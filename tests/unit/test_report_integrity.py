@@ -19,13 +19,14 @@ from junitparser import JUnitXml
 from test_compare import BASE_RESOLVED, TASKS, axes_for, compare, frame, run_command, score_row, write_run
 from test_leaderboard import decode_attempt, make_run, rows_of
 
+from evalkit.integrity import IntegrityFlag, IntegrityReport
+from evalkit.records import AttemptRecord
 from evalkit.report.compare import Comparison, junit_report, markdown_report
 from evalkit.report.html import script_json, write_leaderboard
 from evalkit.report.runs_data import attempt_status
-from evalkit.runs.store import AttemptRecord, RunStore
+from evalkit.runs.store import RunStore
 from evalkit.scoring.attempt_scores import AttemptScores
 from evalkit.scoring.composite import Weights
-from evalkit.scoring.integrity import IntegrityFlag, IntegrityReport
 
 HOSTILE = "<script>alert(1)</script>"
 TAMPER = f'echo "{HOSTILE}"; kill -9 1'  # harness_tampering: a failing kind

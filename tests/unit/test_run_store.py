@@ -9,9 +9,10 @@ import pytest
 
 from evalkit.errors import EvalkitError
 from evalkit.models.endpoint import ModelSpec
+from evalkit.records import AttemptRecord
 from evalkit.runs.display import skipped_tasks_lines
 from evalkit.runs.orchestrate import open_run, plan_attempts
-from evalkit.runs.store import AttemptRecord, RunStore
+from evalkit.runs.store import RunStore
 from evalkit.tasks import SkippedTask, Suite
 
 

@@ -5,8 +5,8 @@ import tomllib
 
 import pytest
 
-from evalkit.scoring.patches import patched_text
-from evalkit.scoring.test_infra import defines_hooks, plan_for, restore_ini_settings, restore_settings
+from evalkit.diffs import patched_text
+from evalkit.verify.test_infra import defines_hooks, plan_for, restore_ini_settings, restore_settings
 
 PYPROJECT = """[project]
 name = "calc"

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from evalkit.agent.tools import TOOL_ARGS, TOOL_SCHEMAS, ToolBox, ToolFault
+from evalkit.agent.tools import TOOL_ARGS, TOOL_SCHEMAS, ToolBox
+from evalkit.records import ToolFault
 
 
 class UntouchableSandbox:

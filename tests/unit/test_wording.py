@@ -4,8 +4,8 @@ import io
 
 from rich.console import Console
 
+from evalkit.records import AttemptRecord
 from evalkit.runs.display import RunDisplay
-from evalkit.runs.store import AttemptRecord
 from evalkit.wording import counted
 
 

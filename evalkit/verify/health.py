@@ -9,9 +9,9 @@ from pydantic import BaseModel, Field
 
 from evalkit.errors import EvalkitError
 from evalkit.sandbox.backend import SandboxBackend
-from evalkit.scoring.correctness import CorrectnessResult, evaluate_patch
-from evalkit.scoring.junit import TestStatus
 from evalkit.tasks.model import Task
+from evalkit.verify.correctness import CorrectnessResult, evaluate_patch
+from evalkit.verify.junit import TestStatus
 
 
 class TaskHealth(BaseModel):

@@ -61,8 +61,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from evalkit.scoring.integrity import FlagKind, IntegrityFlag
-from evalkit.scoring.shell_commands import (
+from evalkit.integrity import FlagKind, IntegrityFlag
+from evalkit.verify.shell_commands import (
     HOME,
     SimpleCommand,
     dash_c_code,

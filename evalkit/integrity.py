@@ -26,7 +26,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from evalkit.scoring.flag_kinds import FlagKind
+from evalkit.flag_kinds import FlagKind
 
 FAILING_KINDS = frozenset({FlagKind.TEST_TAMPERING, FlagKind.HARNESS_TAMPERING})
 FlagSource = Literal["trajectory", "diff", "tests"]

@@ -1,6 +1,6 @@
 """Integrity rules over the agent's diff: source changes that reach into the test runner.
 
-Only the added lines of non-test files are read. Test files (`evalkit.tasks.test_paths.is_test_path`,
+Only the added lines of non-test files are read. Test files (`evalkit.diffs.is_test_path`,
 conftest.py included) belong to the hidden tests and are handled apart. The code rules read `.py` files
 only. The path rules apply to any file. Every flag is `test_tampering` with source "diff", step None
 and evidence "{path}:{line number}: {stripped line}" ("{path}: shadows the test runner" / "{path}:
@@ -44,9 +44,9 @@ import re
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
-from evalkit.scoring.integrity import FlagKind, IntegrityFlag
-from evalkit.scoring.test_infra import COMPILED_CODE, SHADOWS_RUNNER, STARTUP_HOOK, plan_for
-from evalkit.tasks.test_paths import is_test_path
+from evalkit.diffs import is_test_path
+from evalkit.integrity import FlagKind, IntegrityFlag
+from evalkit.verify.test_infra import COMPILED_CODE, SHADOWS_RUNNER, STARTUP_HOOK, plan_for
 
 _HOOK_PREFIXES = (
     "runtest|collect|report|make|configure|unconfigure|sessionstart|sessionfinish|terminal|addoption|addhooks"

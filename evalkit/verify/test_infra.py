@@ -4,7 +4,7 @@ The hidden tests decide a verdict only if the test runner is the one the task wa
 Everything in an agent's change that can alter how tests are collected, run or reported is put
 back before they run (pure functions here; `test_run.py` does it in the scoring sandbox):
 
-- whole files: everything under the test folders (`evalkit.tasks.test_paths`, `conftest.py`
+- whole files: everything under the test folders (`evalkit.diffs`, `conftest.py`
   anywhere included), new compiled code (`*.pyc` / `__pycache__/`, which an unchecked-hash pyc
   makes Python import instead of the source beside it; `*.so` / `*.pyd` extension modules, which
   win over a `.py` of the same name), `pytest.ini` / `.pytest.ini`, start-up hooks (`sitecustomize.py`,
@@ -36,7 +36,7 @@ from typing import Literal
 import tomli_w
 from pydantic import BaseModel
 
-from evalkit.tasks.test_paths import is_test_path
+from evalkit.diffs import is_test_path
 
 STARTUP_HOOKS = ("sitecustomize.py", "usercustomize.py")
 SHADOWING_ROOTS = ("pytest.py", "py.py", "_pytest", "pluggy", "iniconfig")

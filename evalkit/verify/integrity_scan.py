@@ -8,9 +8,9 @@ run folder.
 
 from __future__ import annotations
 
-from evalkit.scoring.command_rules import scan_tool_calls
-from evalkit.scoring.integrity import IntegrityFlag, IntegrityReport
-from evalkit.scoring.source_rules import scan_source_diff
+from evalkit.integrity import IntegrityFlag, IntegrityReport
+from evalkit.verify.command_rules import scan_tool_calls
+from evalkit.verify.source_rules import scan_source_diff
 
 DEFAULT_WORKDIR = "/workspace"
 

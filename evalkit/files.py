@@ -1,4 +1,6 @@
-"""Names that become paths: run ids are checked, model names and task ids are mapped.
+"""Names that become paths, and files written whole: the file helpers every layer uses.
+
+Run ids are checked, model names and task ids are mapped.
 
 A run id names a folder the user will type again, so a bad one is refused rather than changed.
 A model name (`openai/gpt-4o`, `replay:runs/x/a.jsonl`) or a task id comes from a config or a
@@ -11,7 +13,10 @@ share a component.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import secrets
+from pathlib import Path
 
 from evalkit.errors import EvalkitError
 
@@ -55,3 +60,18 @@ def attempt_file_name(task_id: str, model: str, sample: int, suffix: str = ".jso
     if "__" in model_part or model_part.startswith("_"):
         name += f"--{_digest(task_id, model, str(sample))}"
     return name + suffix
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a file so that a reader never sees half of it, with the permissions the umask gives
+    (tempfile's would be 0600, unreadable to the group that shares the results)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

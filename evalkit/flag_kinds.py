@@ -1,4 +1,4 @@
-"""The closed set of integrity flag kinds (described in `scoring/integrity.py`), apart from the
+"""The closed set of integrity flag kinds (described in `integrity.py`), apart from the
 pydantic records so that the CLI can offer them as choices without loading those."""
 
 from enum import StrEnum

@@ -22,12 +22,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalkit.diffs import changed_paths, patched_text
+from evalkit.integrity import FlagKind, IntegrityFlag
 from evalkit.sandbox.protocol import Sandbox
-from evalkit.scoring.integrity import FlagKind, IntegrityFlag
-from evalkit.scoring.junit import TestStatus
-from evalkit.scoring.patches import changed_paths, patched_text
-from evalkit.scoring.test_infra import RestoredChange, defines_hooks, plan_for, restore_settings
 from evalkit.tasks.model import Task
+from evalkit.verify.junit import TestStatus
+from evalkit.verify.test_infra import RestoredChange, defines_hooks, plan_for, restore_settings
 
 GUARD_SOURCE = (Path(__file__).parent / "guard_plugin.py").read_text()
 SCRATCH = "/tmp/evalkit"

@@ -8,24 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from evalkit.scoring.junit import TestStatus
-
-
-class TestGroupResult(BaseModel):
-    """Outcome of one listed group (FAIL_TO_PASS or PASS_TO_PASS)."""
-
-    __test__ = False  # not a pytest class
-
-    passed: list[str]
-    failed: list[str]  # failed, errored, skipped or missing
-
-    @property
-    def total(self) -> int:
-        return len(self.passed) + len(self.failed)
-
-    @property
-    def fraction(self) -> float:
-        return len(self.passed) / self.total if self.total else 1.0
+from evalkit.records import TestGroupResult
+from evalkit.verify.junit import TestStatus
 
 
 class Grade(BaseModel):

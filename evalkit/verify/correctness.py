@@ -16,14 +16,16 @@ import time
 
 from pydantic import BaseModel, Field
 
+from evalkit.diffs import changed_paths
+from evalkit.integrity import IntegrityFlag
+from evalkit.records import TestGroupResult
 from evalkit.sandbox.backend import SandboxBackend
 from evalkit.sandbox.protocol import Sandbox
-from evalkit.scoring.grading import Grade, TestGroupResult, grade
-from evalkit.scoring.integrity import IntegrityFlag
-from evalkit.scoring.junit import TestStatus, parse_junit
-from evalkit.scoring.patches import changed_paths
-from evalkit.scoring.test_infra import RestoredChange
-from evalkit.scoring.test_run import (
+from evalkit.tasks.model import Task
+from evalkit.verify.grading import Grade, grade
+from evalkit.verify.junit import TestStatus, parse_junit
+from evalkit.verify.test_infra import RestoredChange
+from evalkit.verify.test_run import (
     SCRATCH,
     changed_in_sandbox,
     check_run,
@@ -33,7 +35,6 @@ from evalkit.scoring.test_run import (
     read_guard,
     steering_flags,
 )
-from evalkit.tasks.model import Task
 
 APPLY_COMMANDS = (
     ("git apply", "git apply --verbose --whitespace=nowarn {path}"),
