@@ -19,7 +19,7 @@ import evalkit
 # lowest first; a module may import its own layer or a lower one
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("evalkit.errors", "evalkit.wording", "evalkit.plain_errors", "evalkit.files", "evalkit.diffs",
-              "evalkit.flag_kinds", "evalkit.integrity", "evalkit.lazy_table")),
+              "evalkit.flag_kinds", "evalkit.integrity", "evalkit.lazy_table", "evalkit.axes")),
     ("tasks", ("evalkit.tasks",)),
     ("records", ("evalkit.records",)),  # an attempt record carries its task's limits
     ("sandbox", ("evalkit.sandbox",)),
