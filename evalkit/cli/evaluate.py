@@ -42,7 +42,7 @@ def evaluate(
     """Score SWE-bench-format predictions against a suite's hidden tests; write per-instance reports."""
     from evalkit.files import write_atomic
     from evalkit.integrity import counts_as_resolved
-    from evalkit.runner import fan_out
+    from evalkit.runs.fan_out import fan_out
     from evalkit.scoring.predictions import load_predictions, summary_report, write_instance_report
     from evalkit.verify.correctness import CorrectnessResult, evaluate_patch
     from evalkit.verify.integrity_scan import scan_attempt

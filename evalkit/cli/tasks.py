@@ -114,7 +114,7 @@ def tasks_validate(
 ) -> None:
     """Check every task: the reference patch must resolve it every time, the empty patch never."""
     from evalkit.files import write_atomic
-    from evalkit.runner import fan_out
+    from evalkit.runs.fan_out import fan_out
     from evalkit.verify.health import validate_task
 
     loaded = _load(suite, skip_invalid, "validate")

@@ -26,8 +26,8 @@ from evalkit.models.endpoint import ModelSpec
 from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
 from evalkit.models.server import ModelServer
 from evalkit.records import AttemptRecord, utc_now
-from evalkit.runner import fan_out
 from evalkit.runs.attempt import AttemptKey, run_attempt
+from evalkit.runs.fan_out import fan_out
 from evalkit.runs.folders import resume_command
 from evalkit.runs.store import RunManifest, RunOptions, RunStore
 from evalkit.sandbox.engine_watch import DEFAULT_WAIT_S, EngineUnavailable

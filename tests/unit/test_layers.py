@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("agent", ("evalkit.agent",)),
     # judging one attempt in its sandbox: tests run and graded, task health, integrity flags
     ("verify", ("evalkit.verify",)),
-    ("runs", ("evalkit.runs", "evalkit.runner")),
+    ("runs", ("evalkit.runs",)),
     ("scoring", ("evalkit.scoring",)),  # the after-the-fact axes and run scores
     ("report", ("evalkit.stats", "evalkit.gather", "evalkit.report", "evalkit.results")),
     ("cli", ("evalkit.cli", "evalkit")),  # "evalkit": the package __init__ alone

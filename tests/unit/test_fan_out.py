@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from evalkit.runner import fan_out
+from evalkit.runs.fan_out import fan_out
 
 
 class NoContainers:
