@@ -19,7 +19,6 @@ from evalkit.axes import JUDGE, LABELS, MEAN_AXES
 from evalkit.errors import EvalkitError
 from evalkit.report.runs_data import (
     BENCHMARK_LABELS,
-    ERROR_STOPS,
     AttemptRef,
     LoadedRun,
     Published,
@@ -197,8 +196,8 @@ def _model_row(model: str, label: str, run: LoadedRun, published: Published) -> 
     if not entry.get("integrity"):  # a summary.json from before integrity
         entry = {**entry, "integrity": _integrity_counts(model, run).model_dump()}
     records = [r for r in run.records if r.model == model]
-    error_kinds = Counter(r.stop_reason for r in records if r.stop_reason in ERROR_STOPS)
-    completion = [r.usage.get("completion_tokens") for r in records if r.stop_reason not in ERROR_STOPS]
+    error_kinds = Counter(r.stop_reason for r in records if r.errored)
+    completion = [r.usage.get("completion_tokens") for r in records if not r.errored]
     completion = [c for c in completion if isinstance(c, int | float)]
     api_model = (run.manifest.models.get(model) or {}).get("model")
     attempts = entry.get("attempts", len(records))

@@ -20,13 +20,12 @@ from pydantic import BaseModel, ValidationError
 
 from evalkit.errors import EvalkitError
 from evalkit.integrity import IntegrityReport
-from evalkit.records import ERROR_STOP_REASONS, AttemptRecord
+from evalkit.records import AttemptRecord
 from evalkit.runs.paths import SCORES
 from evalkit.runs.store import RunManifest, RunStore
 from evalkit.scoring.attempt_scores import AttemptScores
 from evalkit.tasks import SkippedTask
 
-ERROR_STOPS = ERROR_STOP_REASONS  # the endpoint or harness failed, not the model: an error, not a score
 BENCHMARK_LABELS = {
     "swe-bench-verified": "SWE-bench Verified",
     "swe-bench-lite": "SWE-bench Lite",

@@ -25,7 +25,7 @@ from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
 from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
 from evalkit.models.server import ModelServer
-from evalkit.records import AttemptRecord, utc_now
+from evalkit.records import AttemptRecord, StopReason, utc_now
 from evalkit.runs.attempt import AttemptKey, run_attempt
 from evalkit.runs.fan_out import fan_out
 from evalkit.runs.folders import resume_command
@@ -163,7 +163,7 @@ def error_record(key: AttemptKey, run_id: str, error: BaseException, duration_s:
         model=key.model,
         sample=key.sample,
         resolved=False,
-        stop_reason="sandbox_error",
+        stop_reason=StopReason.SANDBOX_ERROR,
         error=f"{type(error).__name__}: {error}"[:500],
         duration_s=round(duration_s, 3),
         finished_at=utc_now(),
@@ -202,12 +202,13 @@ def execute(
             spec = by_name[key.model]
             limits = overrides.apply(key.task.limits)
             try:
-                agent_of_model, run_id = agents[key.model], backend.run_id
-                record = run_attempt(key, spec, agent_of_model, backend, store, run_id, limits, integrity_policy)
+                record = run_attempt(
+                    key, spec, agents[key.model], backend, store, backend.run_id, limits, integrity_policy
+                )
             except Exception as exc:
                 record = error_record(key, backend.run_id, exc, time.monotonic() - started)
                 return AttemptOutcome(record, engine.lost_since(outages, exc))
-            return AttemptOutcome(record, record.stop_reason == "sandbox_error" and engine.lost_since(outages))
+            return AttemptOutcome(record, record.stop_reason == StopReason.SANDBOX_ERROR and engine.lost_since(outages))
 
         def finished(key: AttemptKey, outcome: AttemptOutcome) -> bool:
             record = outcome.record

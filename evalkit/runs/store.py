@@ -99,10 +99,6 @@ class RunStore:
         again = ERROR_STOP_REASONS if retry_errors else RERUN_STOP_REASONS
         return {r.key for r in self.records() if r.stop_reason not in again}
 
-    def errored_keys(self) -> set[tuple[str, str, int]]:
-        """The attempts whose latest row is an endpoint or sandbox error."""
-        return {r.key for r in self.records() if r.errored}
-
     def read_manifest(self) -> RunManifest | None:
         path = self.paths.manifest
         if not path.exists():
