@@ -27,6 +27,8 @@ BUILTIN_POLICIES = ("oracle", "null")
 REPLAY_PREFIX = "replay:"
 DEFAULT_CONFIG = Path("evalkit.toml")
 NO_KEY = "not-needed"  # local servers (vLLM, llama.cpp, Ollama) ignore the key, the SDK wants one
+DEFAULT_BASE_URL = "https://api.openai.com/v1"  # the openai SDK's own default
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 TOOL_CHOICES = ("auto", "required", "none")
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
@@ -139,7 +141,11 @@ class ModelSpec(BaseModel):
             if not key:
                 raise EvalkitError(f"model `{self.name}`: environment variable {self.api_key_env} is not set")
             return key
-        return os.environ.get("OPENAI_API_KEY") or NO_KEY
+        return os.environ.get(DEFAULT_KEY_ENV) or NO_KEY
+
+    def key_variable(self) -> str:
+        """The environment variable the key is read from."""
+        return self.api_key_env or DEFAULT_KEY_ENV
 
     def header_values(self) -> dict[str, str]:
         """The extra headers with their values, read from the environment at call time (never stored)."""
@@ -163,7 +169,7 @@ class ModelSpec(BaseModel):
         data["base_url"] = (
             "built-in, in-process on 127.0.0.1"
             if self.builtin
-            else self.resolved_base_url() or "https://api.openai.com/v1"
+            else self.resolved_base_url() or DEFAULT_BASE_URL
         )
         return data
 

@@ -23,10 +23,10 @@ import openai
 
 from evalkit.errors import EvalkitError
 from evalkit.models.client import one_line, server_message
-from evalkit.models.endpoint import ModelSpec
+from evalkit.models.endpoint import DEFAULT_BASE_URL, ModelSpec
+from evalkit.wording import counted
 
 PREFLIGHT_TIMEOUT_S = 10.0
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 NO_MODELS_ROUTE = frozenset({404, 405, 501})
 SKIP_HINT = "(--no-preflight skips this check)"
 _LISTED_SHOWN = 5
@@ -44,7 +44,7 @@ class PreflightReport:
         if not self.problems:
             return
         more = len(self.problems) - 1
-        also = f" (and {more} more endpoint problem{'s' if more > 1 else ''})" if more else ""
+        also = f" (and {counted(more, 'more endpoint problem')})" if more else ""
         raise EvalkitError(f"{self.problems[0]}{also} {SKIP_HINT}")
 
 
@@ -82,8 +82,7 @@ def connection_problem(exc: openai.APIConnectionError, url: str, timeout_s: floa
 
 
 def _key_problem(spec: ModelSpec, exc: openai.APIStatusError) -> str:
-    variable = spec.api_key_env or "OPENAI_API_KEY"
-    return f"HTTP {exc.status_code}: {server_message(exc)}; check the key in {variable}"
+    return f"HTTP {exc.status_code}: {server_message(exc)}; check the key in {spec.key_variable()}"
 
 
 def _listed_ids(body: object) -> list[str] | None:
