@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import socket
 import ssl
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 import openai
 
-from evalkit.errors import EvalkitError
+from evalkit.errors import EvalkitError, causes
 from evalkit.models.client import one_line, server_message
 from evalkit.models.endpoint import DEFAULT_BASE_URL, ModelSpec
 from evalkit.wording import counted
@@ -52,32 +51,23 @@ def base_url_of(spec: ModelSpec) -> str:
     return (spec.resolved_base_url() or DEFAULT_BASE_URL).rstrip("/")
 
 
-def _causes(exc: BaseException) -> Iterator[BaseException]:
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = current.__cause__ or current.__context__
-
-
 def connection_problem(exc: openai.APIConnectionError, url: str, timeout_s: float) -> str:
     """A failed connection in a person's words: refused, unresolvable host, TLS, timeout."""
     if isinstance(exc, openai.APITimeoutError):
         return f"no answer within {timeout_s:g} s; is the server up and the URL right?"
-    for cause in _causes(exc):
+    for cause in causes(exc):
         if isinstance(cause, ConnectionRefusedError):
             return "connection refused; is the server running?"
         if isinstance(cause, socket.gaierror):
             return f"cannot resolve host `{urlsplit(url).hostname}`; is the URL right?"
         if isinstance(cause, ssl.SSLError):
             return f"TLS error ({one_line(str(cause), 160)}); http or https?"
-    text = " ".join(str(c) for c in _causes(exc)).lower()
+    text = " ".join(str(c) for c in causes(exc)).lower()
     if "connection refused" in text:
         return "connection refused; is the server running?"
     if "name or service not known" in text or "nodename nor servname" in text:
         return f"cannot resolve host `{urlsplit(url).hostname}`; is the URL right?"
-    detail = next((str(c) for c in _causes(exc) if str(c) and str(c) != "Connection error."), str(exc))
+    detail = next((str(c) for c in causes(exc) if str(c) and str(c) != "Connection error."), str(exc))
     return f"cannot connect: {one_line(detail, 200)}"
 
 

@@ -21,7 +21,7 @@ from typing import Literal
 import docker.errors
 import requests.exceptions
 
-from evalkit.errors import SandboxError
+from evalkit.errors import SandboxError, causes
 
 DEFAULT_WAIT_S = 300.0
 HEARTBEAT_S = 1.0  # between pings while the engine answers
@@ -40,15 +40,11 @@ def engine_unreachable(error: BaseException) -> bool:
     """Whether an error, or one it was raised from, says the Docker engine itself did not answer:
     no connection, a timeout, a cut response, a 5xx from the daemon, or docker-py's own "cannot
     connect"; not a 4xx about one container or image."""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
+    for current in causes(error):
         if isinstance(current, docker.errors.APIError):
             return current.status_code is not None and current.status_code >= 500
         if isinstance(current, _UNREACHABLE) or type(current) is docker.errors.DockerException:
             return True
-        current = current.__cause__ or current.__context__
     return False
 
 
