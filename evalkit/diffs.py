@@ -1,5 +1,9 @@
 """Facts about unified diffs (files and lines changed, a file as a diff leaves it), read with
-`unidiff`, and which paths of a repository are tests.
+`unidiff`; how a diff is applied to a tree; and which paths of a repository are tests.
+
+Applying is one list of methods, tried in order, for every place that applies a change the
+harness did not write: the correctness check in the scoring sandbox, the quality axis on a
+throw-away copy of the touched files, and the oracle policy's `git apply` fallback.
 
 The test-path rule is one definition for gathering (splitting a commit into its test and source
 parts), for scoring (what the hidden tests own and an agent may not steer) and for quality (test
@@ -10,7 +14,9 @@ matches any number of folders (none included), `*` stays within one folder.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 from unidiff import PatchSet
@@ -92,6 +98,37 @@ def substantive_paths(diff: str) -> list[str]:
                 continue
         paths.append(_strip_prefix(patched.source_file if patched.is_removed_file else patched.target_file))
     return paths
+
+
+@dataclass(frozen=True)
+class ApplyMethod:
+    """One way of applying a diff: `git apply` is exact and atomic; `patch --fuzz` takes a change
+    written against slightly different context (never reversed: `--forward`; no `.orig` files)."""
+
+    name: str
+    argv: tuple[str, ...]
+    stdin: tuple[str, ...]  # the arguments that read the diff from standard input instead
+
+    def command(self, path: str | None = None, exclude: Sequence[str] = ()) -> list[str]:
+        """The argv applying the diff at `path` (standard input when None), leaving `exclude` alone."""
+        skip = [f"--exclude={p}" for p in exclude] if self.argv[0] == "git" else []
+        return [*self.argv, *skip, *(self.stdin if path is None else self._at(path))]
+
+    def shell(self, path: str) -> str:
+        return shlex.join(self.command(path))
+
+    def _at(self, path: str) -> tuple[str, ...]:
+        return (path,) if self.argv[0] == "git" else ("-i", path)
+
+
+GIT_APPLY = ApplyMethod("git apply", ("git", "apply", "--verbose", "--whitespace=nowarn"), ("-",))
+GIT_APPLY_REJECT = ApplyMethod(
+    "git apply --reject", ("git", "apply", "--verbose", "--reject", "--whitespace=nowarn"), ("-",)
+)
+PATCH_FUZZ = ApplyMethod(
+    "patch --fuzz", ("patch", "--batch", "--forward", "--no-backup-if-mismatch", "--fuzz=5", "-p1"), ("-i", "-")
+)
+APPLY_METHODS = (GIT_APPLY, GIT_APPLY_REJECT, PATCH_FUZZ)  # in the order they are tried
 
 
 DEFAULT_TEST_GLOBS = (

@@ -20,7 +20,7 @@ from typing import Protocol
 from unidiff import LINE_TYPE_ADDED, LINE_TYPE_CONTEXT, LINE_TYPE_REMOVED, PatchSet
 from unidiff.errors import UnidiffParseError
 
-from evalkit.diffs import changed_paths
+from evalkit.diffs import GIT_APPLY, changed_paths
 from evalkit.errors import EvalkitError
 from evalkit.tasks.model import Task
 
@@ -155,7 +155,7 @@ def patch_plan(patch: str, tools: frozenset[str], reset: bool) -> list[list[Tool
     back when `reset`); None without `bash`, which both need."""
     if "bash" not in tools:
         return None
-    apply = f"git apply --whitespace=nowarn {ORACLE_PATCH_PATH} && rm -f {ORACLE_PATCH_PATH}"
+    apply = f"{GIT_APPLY.shell(ORACLE_PATCH_PATH)} && rm -f {ORACLE_PATCH_PATH}"
     turns = [[ToolCall("bash", {"command": "git checkout -q -- . && git clean -fdq"})]] if reset else []
     if "write_file" in tools:
         turns.append([ToolCall("write_file", {"path": ORACLE_PATCH_PATH, "content": patch})])

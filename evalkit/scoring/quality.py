@@ -38,7 +38,6 @@ not apply to the base files, scores 0 with a note and no parts.
 from __future__ import annotations
 
 import ast
-import fnmatch
 import importlib.util
 import json
 import os
@@ -47,20 +46,17 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import textwrap
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 
 from pydantic import BaseModel, Field
-from unidiff import PatchedFile, PatchSet
-from unidiff.patch import Hunk, Line
 
-from evalkit.diffs import changed_lines, changed_paths, is_test_path
+from evalkit.diffs import GIT_APPLY, PATCH_FUZZ, changed_lines, changed_paths, is_test_path
 from evalkit.errors import EvalkitError
+from evalkit.scoring.quality_hygiene import ChangedFile, changed_files, hygiene_findings, non_test_diff
 
 DEFAULT_FORBIDDEN = (
     "*.lock",
@@ -74,19 +70,9 @@ DEFAULT_FORBIDDEN = (
 DEFAULT_WEIGHTS = MappingProxyType({"lint": 0.25, "syntax": 0.2, "hygiene": 0.25, "scope": 0.15, "size": 0.15})
 RUFF_ARGS = ("--isolated", "--no-cache", "--exit-zero", "--output-format", "json")
 RUFF_RULES = ("--select", "E4,E7,E9,F,B", "--target-version", "py311")
-LITTER = ("*.orig", "*.rej", "*.bak", "*~", "*.swp", ".DS_Store", "*.log", "*.pyc")
-SCRATCH = ("scratch*.py", "tmp*.py", "debug*.py", "repro*.py", "test_*.py")
-ROOT_SCRIPTS = ("setup.py", "conftest.py", "noxfile.py")  # expected at a repository's root
-TEST_DIRS = ("tests", "test")
 NOT_APPLIED = "the patch does not apply to the base files"
 
 _RULE_CODE = re.compile(r"[A-Z]+[0-9]+")
-_ANY_PRINT = re.compile(r"(?<![\w.])print\(")
-_PRINT = re.compile(r"print\(")
-_DEBUG_CALL = re.compile(r"(?:pprint\.(?:pprint|pp)|pprint|ic)\(")
-_BREAKPOINT = re.compile(
-    r"breakpoint\(|i?pdb\.set_trace\(|import\s+i?pdb\b|from\s+i?pdb\s+import\b|__import__\(['\"]i?pdb['\"]\)"
-)
 
 
 class QualityScore(BaseModel):
@@ -112,23 +98,6 @@ class QualityScore(BaseModel):
     note: str | None = None
 
 
-@dataclass(frozen=True)
-class _File:
-    """One file of the change: its path after, its path in the base (None when new), its hunks."""
-
-    path: str
-    source: str | None
-    patched: PatchedFile
-
-    @property
-    def lintable(self) -> bool:
-        return self.path.endswith(".py") and not self.patched.is_binary_file
-
-    @property
-    def deleted(self) -> bool:
-        return self.patched.is_removed_file
-
-
 def score_quality(
     patch: str,
     reference_patch: str,
@@ -143,11 +112,11 @@ def score_quality(
     """
     weights = _check_weights(weights)
     reference_files = changed_paths(reference_patch)
-    reference_lines = changed_lines(_non_test_diff(reference_patch))
+    reference_lines = changed_lines(non_test_diff(reference_patch))
     if not patch.strip():
         return _unscored("empty patch", weights, reference_lines)
     try:
-        files = _files(patch)
+        files = changed_files(patch)
     except EvalkitError as exc:
         return _unscored(f"{NOT_APPLIED} ({exc})", weights, reference_lines)
     if not files:
@@ -170,11 +139,11 @@ def score_quality(
         for f in files
         if f.lintable and f.path in after and not _parses(after[f.path]) and _parses(bases.get(f.source))
     ]
-    litter = _litter(files, bases, _files(reference_patch), forbidden)
+    litter = hygiene_findings(files, bases, changed_files(reference_patch), forbidden)
     touched = [f.path for f in files if not is_test_path(f.path)]
     extra = [p for p in touched if p not in reference_files]
     missed = [p for p in reference_files if p not in {f.path for f in files}]
-    lines = changed_lines(_non_test_diff(patch))
+    lines = changed_lines(non_test_diff(patch))
     ratio = round(lines / reference_lines, 4) if reference_lines else None
 
     parts = {} if new_lint is None else {"lint": max(0.0, 1 - 0.1 * sum(new_lint.values()))}
@@ -222,55 +191,19 @@ def _unscored(note: str, weights: dict[str, float], reference_lines: int) -> Qua
     return QualityScore(score=0.0, parts={}, weights=_normalise(weights), reference_lines=reference_lines, note=note)
 
 
-# --- reading the diff -------------------------------------------------------------------------
-
-
-def _files(diff: str) -> list[_File]:
-    """The files of a diff (none for text without file headers); `EvalkitError` when it is broken."""
-    paths = changed_paths(diff)
-    files = []
-    for path, patched in zip(paths, PatchSet(diff), strict=True):
-        if patched.is_added_file:
-            source = None
-        elif patched.is_rename:
-            source = patched.source_file.removeprefix("a/")
-        else:
-            source = path
-        files.append(_File(path, source, patched))
-    return files
-
-
-def _non_test_diff(diff: str) -> str:
-    """The part of `diff` about non-test files (binary files carry no lines)."""
-    return "".join(str(f.patched) for f in _files(diff) if not is_test_path(f.path))
-
-
-def _added(file: _File) -> list[Line]:
-    return [line for hunk in file.patched for line in hunk if line.is_added]
-
-
 def _inside(path: str) -> bool:
     parts = PurePosixPath(path).parts
     return bool(parts) and not PurePosixPath(path).is_absolute() and ".." not in parts and parts[0] != ".git"
 
 
-def _matches(path: str, globs: Sequence[str]) -> bool:
-    name = PurePosixPath(path).name
-    return any(fnmatch.fnmatchcase(path, glob) or fnmatch.fnmatchcase(name, glob) for glob in globs)
-
-
 # --- applying the change ----------------------------------------------------------------------
 
 
-def _apply(patch: str, files: list[_File], bases: dict[str, str | None], root: Path) -> dict[str, str] | None:
+def _apply(patch: str, files: list[ChangedFile], bases: dict[str, str | None], root: Path) -> dict[str, str] | None:
     """The after text of every touched text file still present, or None when the patch does not
     apply. `git apply` first, then `patch --fuzz=5`, each on a fresh copy of the base files."""
     binary = [f.path for f in files if f.patched.is_binary_file]
-    attempts = (
-        ["git", "apply", "--whitespace=nowarn", *(f"--exclude={p}" for p in binary), "-"],
-        ["patch", "-p1", "--fuzz=5", "--batch", "--forward", "--no-backup-if-mismatch", "-s", "-i", "-"],
-    )
-    for command in attempts:
+    for command in (GIT_APPLY.command(exclude=binary), PATCH_FUZZ.command()):
         shutil.rmtree(root, ignore_errors=True)
         _write_tree(root, {path: text for path, text in bases.items() if text is not None})
         _run(["git", "init", "-q"], root)
@@ -318,7 +251,7 @@ def _ruff_command() -> list[str] | None:
     return [found] if found else None
 
 
-def _new_lint(files: list[_File], bases: dict[str, str | None], tmp: Path) -> dict[str, int]:
+def _new_lint(files: list[ChangedFile], bases: dict[str, str | None], tmp: Path) -> dict[str, int]:
     """Findings per rule the change adds over its touched .py files (after minus before, per file)."""
     ruff = _ruff_command()
     if ruff is None:
@@ -367,99 +300,6 @@ def _parses(text: str | None) -> bool:
         except (SyntaxError, ValueError):
             return False
     return True
-
-
-# --- hygiene ----------------------------------------------------------------------------------
-
-
-def _code(line: Line) -> str:
-    return line.value.strip()
-
-
-def _litter(files: list[_File], bases: dict[str, str | None], reference: list[_File], forbidden: Sequence[str]) -> dict:
-    """The hygiene findings, as QualityScore fields. New files and forbidden edits the reference
-    makes as well are part of the task, not litter."""
-    reference_added = {f.path for f in reference if f.patched.is_added_file}
-    # a file where the reference itself adds print calls prints by design (a script, a CLI)
-    printing = {f.path for f in reference if any(_PRINT.match(_code(line)) for line in _added(f))}
-    python = [f for f in files if f.lintable]
-    return {
-        "debug_prints": sum(_debug_prints(f, bases.get(f.source)) for f in python if f.path not in printing),
-        "breakpoints": sum(_is_breakpoint(line) for f in python for line in _added(f)),
-        "commented_code": sum(_commented_code_blocks(f) for f in python),
-        "stray_files": [
-            f.path for f in files if f.patched.is_added_file and _is_litter(f.path) and f.path not in reference_added
-        ],
-        "whitespace_only_hunks": sum(_whitespace_only(hunk) for f in files for hunk in f.patched),
-        "forbidden_edits": [
-            f.path for f in files if _matches(f.path, forbidden) and f.path not in {r.path for r in reference}
-        ],
-    }
-
-
-def _debug_prints(file: _File, base: str | None) -> int:
-    """Added bare `print(` calls where the base had none (a CLI that prints is not debugging), plus
-    added `pprint(` / `ic(` calls anywhere."""
-    prints_allowed = base is not None and _ANY_PRINT.search(base) is not None
-    return sum(
-        bool(_DEBUG_CALL.match(_code(line)) or (not prints_allowed and _PRINT.match(_code(line))))
-        for line in _added(file)
-    )
-
-
-def _is_breakpoint(line: Line) -> bool:
-    code = _code(line)
-    return not code.startswith("#") and any(_BREAKPOINT.match(part.strip()) for part in code.split(";"))
-
-
-def _commented_code_blocks(file: _File) -> int:
-    """Runs of >= 2 consecutive added comment lines whose text, uncommented, is Python code."""
-    blocks: list[list[str]] = []
-    last = None
-    for line in _added(file):
-        if not _code(line).startswith("#") or _code(line).startswith("#!"):
-            last = None
-            continue
-        if last is None or line.target_line_no != last + 1:
-            blocks.append([])
-        blocks[-1].append(re.sub(r"^\s*#", "", line.value.rstrip("\n")))
-        last = line.target_line_no
-    return sum(len(block) >= 2 and _is_code("\n".join(block)) for block in blocks)
-
-
-def _is_code(text: str) -> bool:
-    """Parses as Python and says more than prose that happens to parse (`TODO: fix`, `See above`
-    does not, but bare words and `Note: this` do)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            tree = ast.parse(textwrap.dedent(text))
-        except (SyntaxError, ValueError):
-            return False
-    return any(not _prose_like(statement) for statement in tree.body)
-
-
-def _prose_like(statement: ast.stmt) -> bool:
-    words = (ast.Name, ast.Attribute, ast.Constant)
-    if isinstance(statement, ast.Expr):
-        return isinstance(statement.value, words)
-    return isinstance(statement, ast.AnnAssign) and statement.value is None
-
-
-def _whitespace_only(hunk: Hunk) -> bool:
-    """A hunk whose added and removed lines are the same text once whitespace is ignored."""
-    added = "".join("".join(line.value.split()) for line in hunk if line.is_added)
-    removed = "".join("".join(line.value.split()) for line in hunk if line.is_removed)
-    return bool(hunk.added or hunk.removed) and added == removed
-
-
-def _is_litter(path: str) -> bool:
-    posix = PurePosixPath(path)
-    if _matches(path, LITTER):
-        return True
-    if posix.suffix != ".py" or any(part in TEST_DIRS for part in posix.parts[:-1]):
-        return False
-    return (len(posix.parts) == 1 and posix.name not in ROOT_SCRIPTS) or _matches(posix.name, SCRATCH)
 
 
 def _size_part(ratio: float | None) -> float:

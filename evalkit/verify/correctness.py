@@ -16,7 +16,7 @@ import time
 
 from pydantic import BaseModel, Field
 
-from evalkit.diffs import changed_paths
+from evalkit.diffs import APPLY_METHODS, GIT_APPLY, changed_paths
 from evalkit.integrity import IntegrityFlag
 from evalkit.records import TestGroupResult
 from evalkit.sandbox.backend import SandboxBackend
@@ -36,11 +36,6 @@ from evalkit.verify.test_run import (
     steering_flags,
 )
 
-APPLY_COMMANDS = (
-    ("git apply", "git apply --verbose --whitespace=nowarn {path}"),
-    ("git apply --reject", "git apply --verbose --reject --whitespace=nowarn {path}"),
-    ("patch --fuzz", "patch --batch --fuzz=5 -p1 -i {path}"),
-)
 LOG_LIMIT = 200_000
 
 
@@ -78,11 +73,11 @@ def _apply_candidate(sandbox: Sandbox, patch: str, log: list[str]) -> str | None
     """Apply `patch` with the first method that works; return its name, or None."""
     path = f"{SCRATCH}/candidate.patch"
     sandbox.write_file(path, patch if patch.endswith("\n") else patch + "\n")
-    for name, template in APPLY_COMMANDS:
-        result = sandbox.exec(template.format(path=path), timeout=120)
-        log.append(f"$ {name}\n{result.stdout}{result.stderr}")
+    for method in APPLY_METHODS:
+        result = sandbox.exec(method.shell(path), timeout=120)
+        log.append(f"$ {method.name}\n{result.stdout}{result.stderr}")
         if result.ok:
-            return name
+            return method.name
         sandbox.exec("git reset --hard --quiet && git clean -fdq", timeout=120)
     return None
 
@@ -97,7 +92,7 @@ def _apply_hidden_tests(sandbox: Sandbox, task: Task, base_commit: str, log: lis
         sandbox.exec(resets, timeout=120)
     path = f"{SCRATCH}/hidden_tests.patch"
     sandbox.write_file(path, task.test_patch)
-    result = sandbox.exec(f"git apply --verbose --whitespace=nowarn {path}", timeout=120)
+    result = sandbox.exec(GIT_APPLY.shell(path), timeout=120)
     log.append(f"$ apply hidden tests\n{result.stdout}{result.stderr}")
     return None if result.ok else f"the task's test_patch does not apply: {result.stderr.strip()[:200]}"
 
