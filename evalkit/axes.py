@@ -5,11 +5,24 @@ the leaderboard and its JavaScript all read it, so adding an axis is its scorer 
 an attempt's evidence in [0, 1], higher better. `composite` is their weighted mean (weights below,
 overridable under [scoring.weights]); a reviewer model's `judge` score is reported beside the axes
 and never weighted.
+
+Each axis names the evidence it `needs`; an agent declares the evidence it produces (the Agent
+protocol's `evidence`, kept on every attempt). An axis whose needs an attempt did not produce is
+not applicable to it: no score (None, shown "n/a"), left out of the composite (the weights are
+renormalised over the axes that apply) and out of every mean, never counted as 0.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+# What an attempt can leave behind for scoring. The harness takes the diff itself, so every attempt
+# has it; the rest only an agent that reports it produces.
+DIFF = "diff"  # the sandbox's change (always: the harness takes it)
+USAGE = "usage"  # token counts and turns, reported per attempt
+TOOL_CALLS = "tool_calls"  # evalkit's tool-call events (calls, faults) in the trajectory
+FINAL_MESSAGE = "final_message"  # the agent's closing message (a submit summary)
+EVIDENCE: frozenset[str] = frozenset({DIFF, USAGE, TOOL_CALLS, FINAL_MESSAGE})
 
 
 @dataclass(frozen=True)
@@ -18,14 +31,30 @@ class Axis:
     label: str  # what a person reads (terminal, leaderboard)
     weight: float  # default weight in the composite
     meaning: str  # one line for the leaderboard's notes
+    needs: frozenset[str] = frozenset({DIFF})  # the evidence it is scored from (EVIDENCE)
+
+    def applies(self, produced: frozenset[str]) -> bool:
+        """Whether an attempt that produced `produced` can be scored on this axis."""
+        return self.needs <= produced
 
 
 AXES: tuple[Axis, ...] = (
     Axis("correctness", "correctness", 0.60, "the hidden FAIL_TO_PASS and PASS_TO_PASS tests pass (1 or 0)"),
     Axis("quality", "quality", 0.15, "lint, syntax, hygiene, scope and size of the diff"),
-    Axis("efficiency", "efficiency", 0.10, "1 - the share of the token, turn and time budgets used"),
-    Axis("interaction", "interaction", 0.15, "1 - penalties for tool misuse and an unspecific end"),
+    # tokens and turns are what it measures; time alone would score an agent on its wall clock only
+    Axis(
+        "efficiency", "efficiency", 0.10, "1 - the share of the token, turn and time budgets used", frozenset({USAGE})
+    ),
+    # its penalties count tool-call faults and judge the closing message: it needs both
+    Axis(
+        "interaction",
+        "interaction",
+        0.15,
+        "1 - penalties for tool misuse and an unspecific end",
+        frozenset({TOOL_CALLS, FINAL_MESSAGE}),
+    ),
 )
+NOT_APPLICABLE = "n/a"  # how an axis an attempt cannot be scored on is shown
 COMPOSITE = "composite"  # the weighted mean of AXES
 JUDGE = "judge"  # a reviewer model's score: reported, never weighted
 

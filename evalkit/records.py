@@ -13,6 +13,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from evalkit.axes import EVIDENCE
 from evalkit.integrity import IntegrityReport
 from evalkit.tasks.model import Limits
 
@@ -76,6 +77,9 @@ class AttemptRecord(BaseModel):
     sample: int
     agent: str = "tool-loop"  # what worked on the task (--agent); rows from before agents were the tool loop
     limits: Limits | None = None  # the budgets the attempt ran under (None: a row from before they were kept)
+    # what the agent left for scoring (evalkit.axes.EVIDENCE); None: a row from before agents declared it,
+    # all of it (those rows are the tool loop's)
+    evidence: list[str] | None = None
     resolved: bool  # the verdict: the hidden tests passed and (under integrity = "fail") no failing flag
     tests_resolved: bool | None = None  # what the hidden tests alone said (None: a row from before integrity)
     stop_reason: str
@@ -110,6 +114,11 @@ class AttemptRecord(BaseModel):
     def errored(self) -> bool:
         """The endpoint or the harness failed: counted as an error, left out of every score."""
         return self.stop_reason in ERROR_STOP_REASONS
+
+    @property
+    def produced(self) -> frozenset[str]:
+        """The evidence this attempt produced: the axes that need more are not applicable to it."""
+        return EVIDENCE if self.evidence is None else frozenset(self.evidence)
 
     @property
     def hidden_tests_passed(self) -> bool:

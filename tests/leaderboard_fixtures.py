@@ -42,7 +42,8 @@ def two_task_suite(toy_suite_dir: Path, root: Path) -> Path:
 
 def write_run(root: Path, suite: Path, run_id: str, plan: dict[str, tuple[str, list[list[dict]]]]) -> Path:
     """plan: model → (API model id, which sets the price; per task: per sample: {resolved, patch,
-    final, output, stop, error, prompt and completion (tokens)}); scored as `evalkit score` does."""
+    final, output, stop, error, prompt and completion (tokens), evidence (the agent's; absent: all)});
+    scored as `evalkit score` does."""
     store = RunStore(root / run_id)
     store.open()
     now = "2026-01-01T00:00:00+00:00"
@@ -90,6 +91,7 @@ def write_run(root: Path, suite: Path, run_id: str, plan: dict[str, tuple[str, l
                         resolved=resolved,
                         stop_reason=stop,
                         error=kind.get("error"),
+                        evidence=kind.get("evidence"),
                         endpoint={"model": api},
                         turns=1,
                         tool_calls=1,

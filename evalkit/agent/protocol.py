@@ -3,7 +3,9 @@
 evalkit's own tool-calling loop is one agent (`tool-loop`); a CLI agent installed in the sandbox
 is another kind. An attempt gives the agent the task's prompt, an open sandbox, the attempt's
 budgets, the trajectory to write to and a deadline; it gets back an `AgentOutcome` (stop reason,
-usage, counters). Taking the diff, scoring it and recording the attempt stay with the harness, so
+usage, counters). An agent says which evidence it produces (token usage, evalkit's tool-call
+events, a final message; the diff always): the axes that need what it does not produce are not
+applicable to its attempts. Taking the diff, scoring it and recording the attempt stay with the harness, so
 no agent can steer its own verdict.
 """
 
@@ -22,6 +24,9 @@ class Agent(Protocol):
 
     name: str  # recorded on every attempt (`agent` in results.jsonl)
     tools: list[dict]  # the tool schemas it offers a model, recorded in the trajectory ([] if none)
+    # what it leaves for scoring (evalkit.axes.EVIDENCE), recorded per attempt: an axis needing
+    # evidence it does not produce is "n/a" for its attempts rather than 0
+    evidence: frozenset[str]
 
     def run(
         self, prompt: str, sandbox: Sandbox, limits: Limits, trajectory: TrajectoryWriter, deadline: float

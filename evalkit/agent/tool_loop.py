@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from evalkit.agent.loop import AgentOutcome, TurnPolicy, run_agent
 from evalkit.agent.tools import TOOL_SCHEMAS, ToolBox
 from evalkit.agent.trajectory import TrajectoryWriter
+from evalkit.axes import EVIDENCE
 from evalkit.models.client import ChatClient
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.tasks.model import Limits
@@ -21,6 +22,7 @@ class ToolLoopAgent:
     output_limit: int  # bytes of a command's output shown to the model (head + tail)
     name: str = "tool-loop"
     tools: list[dict] = field(default_factory=lambda: list(TOOL_SCHEMAS))
+    evidence: frozenset[str] = EVIDENCE  # usage, tool-call events and a final message, besides the diff
 
     def run(
         self, prompt: str, sandbox: Sandbox, limits: Limits, trajectory: TrajectoryWriter, deadline: float

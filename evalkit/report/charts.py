@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from evalkit.axes import JUDGE, LABELS, MEAN_AXES
 from evalkit.errors import EvalkitError
@@ -58,6 +58,12 @@ def pareto_frontier(points: Sequence[tuple[float, float]]) -> list[int]:
 class Interval(BaseModel):
     mean: float | None
     ci95: list[float] | None
+    not_applicable: bool = False  # the axis applies to none of the attempts (their agent lacks its evidence): "n/a"
+
+    @model_serializer(mode="wrap")
+    def _as_in_the_summary(self, handler: SerializerFunctionWrapHandler) -> dict:  # `not_applicable` only if true
+        data = handler(self)
+        return data if self.not_applicable else {k: v for k, v in data.items() if k != "not_applicable"}
 
 
 class IntegrityCounts(BaseModel):
@@ -161,7 +167,7 @@ class Leaderboard(BaseModel):
 def _interval(value: dict | None) -> Interval | None:
     if not value:
         return None
-    return Interval(mean=value.get("mean"), ci95=value.get("ci95"))
+    return Interval(mean=value.get("mean"), ci95=value.get("ci95"), not_applicable=bool(value.get("not_applicable")))
 
 
 def _model_entry(model: str, run: LoadedRun) -> tuple[dict | None, str]:

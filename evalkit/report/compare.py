@@ -137,10 +137,12 @@ def compare_runs(
             "(the exact McNemar test on resolved does not); read the continuous axes' verdicts as indicative"
         )
     resolved_base, resolved_new = pairs.base[:, 0] == 1, pairs.new[:, 0] == 1
+    mixed = False  # an axis applies on one side only: the two composites weigh different axes
     for column, axis in enumerate(AXES):
         both = ~(np.isnan(base_means[:, column]) | np.isnan(new_means[:, column]))
-        if not both.any():
-            notes.append(f"{axis}: no paired values; not compared")
+        if not both.any():  # e.g. an agent that does not produce the evidence the axis needs
+            notes.append(f"{axis}: n/a on one run or both (no paired values); not compared")
+            mixed |= bool(np.isnan(pairs.base[:, column]).all() != np.isnan(pairs.new[:, column]).all())
             continue
         base_mean, new_mean = base_means[both, column].mean(), new_means[both, column].mean()
         diff = float(new_mean - base_mean)
@@ -168,6 +170,8 @@ def compare_runs(
                 **counts,
             )
         )
+    if mixed and "composite" in {r.axis for r in axes}:
+        notes.append("composite: each run's weights are renormalised over the axes that apply to it, which differ")
     missing = [a for a in deciding_axes if a not in {r.axis for r in axes}]
     if missing:
         raise EvalkitError(f"{new_label}: no paired values on the deciding axis {', '.join(missing)}")

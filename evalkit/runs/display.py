@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from evalkit.axes import COMPOSITE, JUDGE, LABELS, MEAN_AXES
+from evalkit.axes import COMPOSITE, JUDGE, LABELS, MEAN_AXES, NOT_APPLICABLE
 from evalkit.models.backoff import EndpointRegistry
 from evalkit.records import AttemptRecord
 from evalkit.runs.fitted_table import FitColumn, FittedTable
@@ -201,6 +201,9 @@ class RunDisplay:
 
 
 def _mean(entry: dict | None) -> str:
+    """An axis's mean; "n/a" when it applies to none of the model's attempts, "-" when unknown."""
+    if entry and entry.get("not_applicable"):
+        return NOT_APPLICABLE
     return "-" if not entry or entry.get("mean") is None else f"{entry['mean']:.2f}"
 
 

@@ -1,5 +1,9 @@
 """All four axes for one attempt, and the scoring settings they share.
 
+An axis whose evidence the attempt's agent did not produce (evalkit/axes.py: `needs`) is not
+applicable: its score is None, its figures stay (interaction's counts are left empty), and the
+composite renormalises the weights over the axes that apply.
+
 `score_attempt` is a pure function of the task, the attempt's record, its trajectory events and
 the base tree (plus a ruff subprocess inside the quality axis): re-scoring a run gives the same
 numbers unless the settings changed.
@@ -12,12 +16,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from evalkit.axes import AXES
 from evalkit.diffs import changed_paths, substantive_paths
 from evalkit.errors import EvalkitError
 from evalkit.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolved
 from evalkit.plain_errors import plain_summary
 from evalkit.records import AttemptRecord
-from evalkit.scoring.composite import Weights, composite
+from evalkit.scoring.composite import Weights, applied_weights, composite
 from evalkit.scoring.efficiency import EfficiencyScore, score_efficiency
 from evalkit.scoring.interaction import InteractionPenalties, InteractionScore, score_interaction
 from evalkit.scoring.judge import JudgeVerdict
@@ -52,7 +57,7 @@ def load_settings(config: dict, where: Path) -> ScoringSettings:
 
 
 class CorrectnessAxis(BaseModel):
-    score: float  # 1 resolved, else 0
+    score: float | None  # 1 resolved, else 0 (None: not applicable, never while it needs only the diff)
     resolved: bool  # the hidden tests passed and the integrity policy let the verdict stand
     tests_resolved: bool | None = None  # what the hidden tests alone said (set from `resolved` on older rows)
     fail_to_pass: float  # fraction passed
@@ -78,8 +83,8 @@ class AttemptScores(BaseModel):
     quality: QualityScore
     efficiency: EfficiencyScore
     interaction: InteractionScore
-    composite: float
-    weights: dict[str, float]
+    composite: float | None  # None: no axis with weight applies
+    weights: dict[str, float]  # the weights the composite used: over the axes that apply, summing to 1
     did_work: bool = True  # False: the change was empty, did not apply, or was all put back / whitespace
     integrity: IntegrityReport = Field(default_factory=IntegrityReport)
     judge: JudgeVerdict | None = None
@@ -103,6 +108,12 @@ def did_work(record: AttemptRecord) -> bool:
     return any(path not in put_back for path in substantive_paths(record.model_patch))
 
 
+def _started_limits(events: list[dict]) -> Limits | None:
+    """The limits in the trajectory's start event: where rows from before `AttemptRecord.limits` kept them."""
+    start = next((e for e in events if e.get("type") == "start"), {})
+    return Limits.model_validate(start["limits"]) if "limits" in start else None
+
+
 def score_attempt(
     task: Task,
     record: AttemptRecord,
@@ -112,10 +123,10 @@ def score_attempt(
     price: Price | None,
     judge: JudgeVerdict | None = None,
 ) -> AttemptScores:
-    """All four axes of one attempt. No work (see `did_work`) earns 0 on quality, efficiency,
-    interaction and the composite; a failing integrity verdict under `integrity = "fail"` earns 0
-    on correctness and the composite, whatever the tests said. The figures behind each axis are
-    kept either way."""
+    """All four axes of one attempt; None on those whose evidence the agent did not produce. No
+    work (see `did_work`) earns 0 on quality, efficiency, interaction (where they apply) and the
+    composite; a failing integrity verdict under `integrity = "fail"` earns 0 on correctness and
+    the composite, whatever the tests said. The figures behind each axis are kept either way."""
     integrity = scan_attempt(
         events, record.model_patch, recorded_test_flags(record.integrity), record.integrity.restored
     )
@@ -131,22 +142,22 @@ def score_attempt(
     )
     forbidden = [*settings.forbidden, *filter(None, task.metadata.get("forbidden", "").split(","))]
     quality = score_quality(record.model_patch, task.patch, base_file, forbidden=forbidden)
-    start = next((e for e in events if e.get("type") == "start"), {})
-    limits = Limits.model_validate(start["limits"]) if "limits" in start else task.limits  # as the run set them
+    limits = record.limits or _started_limits(events) or task.limits  # as the run set them
     efficiency = score_efficiency(record, limits, price)
     touched = changed_paths(record.model_patch) if record.model_patch.strip() else []
     interaction = score_interaction(record, events, touched, settings.interaction)
     worked = did_work(record)
     if not worked:
         quality, efficiency, interaction = (
-            axis.model_copy(update={"score": 0.0}) for axis in (quality, efficiency, interaction)
+            part.model_copy(update={"score": 0.0}) for part in (quality, efficiency, interaction)
         )
-    axes = {
-        "correctness": correctness.score,
-        "quality": quality.score,
-        "efficiency": efficiency.score,
-        "interaction": interaction.score,
-    }
+    figures = {"correctness": correctness, "quality": quality, "efficiency": efficiency, "interaction": interaction}
+    for axis in AXES:
+        if not axis.applies(record.produced):
+            figures[axis.name] = figures[axis.name].model_copy(update={"score": None})
+    if figures["interaction"].score is None:
+        figures["interaction"] = figures["interaction"].model_copy(update={"counts": {}})
+    axes = {name: part.score for name, part in figures.items()}
     failed_integrity = settings.integrity == "fail" and integrity.verdict == "fail"
     return AttemptScores(
         run_id=record.run_id,
@@ -154,12 +165,9 @@ def score_attempt(
         model=record.model,
         sample=record.sample,
         tags=task.tags,
-        correctness=correctness,
-        quality=quality,
-        efficiency=efficiency,
-        interaction=interaction,
+        **figures,
         composite=0.0 if failed_integrity or not worked else composite(axes, settings.weights),
-        weights=settings.weights.normalised(),
+        weights=applied_weights(settings.weights, {name for name, score in axes.items() if score is not None}),
         did_work=worked,
         integrity=integrity,
         judge=judge,

@@ -5,6 +5,8 @@ efficiency 0.10, interaction 0.15); override them in evalkit.toml under [scoring
 are normalised to sum to 1 and stored with the run's scores. Correctness counts 1 for a resolved
 task and 0 otherwise: partial test passes are reported on the correctness axis but earn no
 composite credit, as in SWE-bench and CursorBench.
+An axis that does not apply to an attempt (its agent did not produce the evidence it needs, see
+evalkit/axes.py) is left out and the weights are renormalised over the axes that apply.
 A reviewer model's verdict is never part of the composite.
 """
 
@@ -40,6 +42,20 @@ Weights = create_model(
 )
 
 
-def composite(axis_scores: dict[str, float], weights: _WeightRules) -> float:
+def applied_weights(weights: _WeightRules, applicable: set[str]) -> dict[str, float]:
+    """The weights of the axes that apply, renormalised to sum to 1 (all of them: `normalised()`
+    as it is); {} when none of those has weight."""
     normalised = weights.normalised()
-    return round(sum(normalised[axis] * axis_scores[axis] for axis in AXES), 4)
+    if applicable >= set(AXES):
+        return normalised
+    total = sum(normalised[axis] for axis in AXES if axis in applicable)
+    return {axis: normalised[axis] / total for axis in AXES if axis in applicable} if total > 0 else {}
+
+
+def composite(axis_scores: dict[str, float | None], weights: _WeightRules) -> float | None:
+    """The weighted mean of the axes with a score (None: not applicable); None when no axis that
+    applies has weight."""
+    used = applied_weights(weights, {axis for axis, score in axis_scores.items() if score is not None})
+    if not used:
+        return None
+    return round(sum(weight * axis_scores[axis] for axis, weight in used.items()), 4)

@@ -3,20 +3,22 @@ task's budget that was.
 
 score = 1 − mean(min(1, tokens / max_tokens), min(1, turns / max_turns), min(1, wall / wall_time_s)):
 1.0 spends nothing, 0.0 exhausts every budget. Cost is in USD from the price table; a model without
-a price has cost None (never a guess).
+a price has cost None (never a guess). An agent that reports no usage (evalkit.axes.USAGE) has no
+efficiency score (None, "n/a") and no cost; the other figures are kept.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel
 
+from evalkit.axes import USAGE
 from evalkit.records import AttemptRecord
 from evalkit.scoring.prices import Price
 from evalkit.tasks.model import Limits
 
 
 class EfficiencyScore(BaseModel):
-    score: float
+    score: float | None  # None: not applicable (the agent reports no usage)
     prompt_tokens: int
     completion_tokens: int
     cached_tokens: int
@@ -41,14 +43,15 @@ def score_efficiency(record: AttemptRecord, limits: Limits, price: Price | None)
         "time": record.agent_s / limits.wall_time_s,
     }
     score = 1 - sum(min(1.0, v) for v in used.values()) / len(used)
+    reported = USAGE in record.produced
     return EfficiencyScore(
         score=round(score, 4),
         prompt_tokens=prompt,
         completion_tokens=completion,
         cached_tokens=cached,
         total_tokens=total,
-        tokens_reported=bool(usage.get("reported", True)),
-        cost_usd=None if price is None else round(price.cost(prompt, completion, cached), 6),
+        tokens_reported=reported and bool(usage.get("reported", True)),
+        cost_usd=None if price is None or not reported else round(price.cost(prompt, completion, cached), 6),
         turns=record.turns,
         tool_calls=record.tool_calls,
         wall_s=record.agent_s,

@@ -52,8 +52,8 @@ class InteractionPenalties(BaseModel):
 
 
 class InteractionScore(BaseModel):
-    score: float
-    counts: dict[str, int]  # one entry per penalty name
+    score: float | None  # None: not applicable (the agent leaves no tool-call events or no final message)
+    counts: dict[str, int]  # one entry per penalty name ({} when not applicable)
     penalties: dict[str, float]  # the penalty per occurrence used
     final_message: str | None
     endpoint_retries: int  # the endpoint's fault, recorded but not penalised

@@ -78,7 +78,7 @@ _RULE_CODE = re.compile(r"[A-Z]+[0-9]+")
 class QualityScore(BaseModel):
     """The quality verdict on one change, with the evidence behind each part."""
 
-    score: float
+    score: float | None  # None: not applicable (never, while quality needs only the diff)
     parts: dict[str, float]
     weights: dict[str, float]
     # the evidence; the defaults mean "nothing found" (a change that was not scored has none)

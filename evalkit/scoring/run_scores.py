@@ -175,13 +175,18 @@ def results_frame(records: list[AttemptRecord], scores: list[AttemptScores]) -> 
         row.update({f"quality.{name}": value for name, value in score.quality.parts.items()})
         row.update({f"interaction.{name}": value for name, value in score.interaction.counts.items()})
         rows.append(row)
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    if len(frame):  # an axis that does not apply is None: NaN, which every mean skips
+        frame[list(AXIS_COLUMNS)] = frame[list(AXIS_COLUMNS)].astype(float)
+    return frame
 
 
 def _mean_ci(per_task: pd.Series) -> dict:
+    """Mean and CI over the tasks with a value; an axis that applies to none of them is marked
+    `not_applicable` (shown "n/a"), never 0."""
     values = [v for v in per_task.tolist() if v is not None and not (isinstance(v, float) and math.isnan(v))]
     if not values:
-        return {"mean": None, "ci95": None}
+        return {"mean": None, "ci95": None, "not_applicable": True}
     low, high = bootstrap_ci(values)
     return {"mean": round(statistics.fmean(values), 4), "ci95": [round(low, 4), round(high, 4)]}
 
@@ -262,9 +267,9 @@ def _scored_figures(rows: pd.DataFrame) -> dict:
         entry["pass_at_k"][str(k)] = round(
             statistics.fmean(pass_at_k(len(t), int(t["resolved"].sum()), k) for _, t in per_task), 4
         )
-        entry["best_of_k"][str(k)] = round(
-            statistics.fmean(best_of_k(t["composite"].tolist(), k) for _, t in per_task), 4
-        )
+        best = [best_of_k(c, k) for _, t in per_task if len(c := t["composite"].dropna().tolist()) >= k]
+        if best:  # over the tasks with a composite on k samples
+            entry["best_of_k"][str(k)] = round(statistics.fmean(best), 4)
     entry["avg_at_k"] = entry["axes"]["composite"]["mean"]
     costs = rows["cost_usd"]
     known = costs.notna().all()

@@ -10,11 +10,14 @@ import pytest
 
 from evalkit.agent.loop import AgentOutcome
 from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
+from evalkit.axes import DIFF, FINAL_MESSAGE
 from evalkit.models.endpoint import ModelSpec
 from evalkit.records import StopReason
 from evalkit.runs.attempt import AttemptKey, run_attempt
 from evalkit.runs.store import RunStore
 from evalkit.sandbox.protocol import Sandbox
+from evalkit.scoring.attempt_scores import ScoringSettings, score_attempt
+from evalkit.scoring.run_scores import base_tree
 from evalkit.tasks.model import Limits
 
 pytestmark = pytest.mark.integration
@@ -27,6 +30,7 @@ class PatchingAgent:
     patch: str
     name: str = "scripted-patch"
     tools: list[dict] = field(default_factory=list)
+    evidence: frozenset[str] = frozenset({DIFF, FINAL_MESSAGE})  # no token usage, no evalkit tool calls
 
     def run(
         self, prompt: str, sandbox: Sandbox, limits: Limits, trajectory: TrajectoryWriter, deadline: float
@@ -52,6 +56,10 @@ def test_an_agent_that_is_not_the_tool_loop_is_recorded_and_scored_by_the_harnes
     start = next(e for e in events if e["type"] == "start")
     assert start["agent"] == "scripted-patch" and start["tools"] == []
     assert any(e["type"] == "note" and e["exit_code"] == 0 for e in events)
+    assert record.evidence == ["diff", "final_message"] and start["evidence"] == record.evidence
+    scores = score_attempt(toy_task, record, events, base_tree(toy_task), ScoringSettings(), price=None)
+    assert scores.correctness.score == 1.0 and scores.quality.score is not None and scores.composite > 0
+    assert scores.efficiency.score is None and scores.interaction.score is None  # not applicable: not 0
 
 
 def test_an_agent_that_changes_nothing_is_unresolved(backend, toy_task, tmp_path):

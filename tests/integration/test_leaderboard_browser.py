@@ -177,6 +177,35 @@ def test_each_axis_bar_shows_its_value_on_a_scale(page, report):
     assert shown == [round(row["axes"]["composite"]["mean"], 2) for row in rows]
 
 
+@pytest.fixture(scope="module")
+def diff_only_report(toy_suite_dir, tmp_path_factory) -> Path:
+    """A run of two models: one by the tool loop, one by an agent that leaves only its diff."""
+    root = tmp_path_factory.mktemp("leaderboard-n-a")
+    suite = two_task_suite(toy_suite_dir, root)
+    diff_only = {"resolved": True, "evidence": ["diff"]}
+    plan = {"loop": ("gpt-4o", [[OK], [OK]]), "command": ("gpt-4o", [[diff_only], [diff_only]])}
+    return write_leaderboard([write_run(root / "runs", suite, "n-a", plan)], root / "report", {})
+
+
+def test_an_axis_an_agent_has_no_evidence_for_shows_n_a_never_0(browser, diff_only_report):
+    with opened(browser, diff_only_report) as page:
+        models = cells(page, "model")
+        row = next(i for i, name in enumerate(models) if name.strip().startswith("command"))
+        other = 1 - row
+        for axis in ("efficiency", "interaction"):
+            shown = cells(page, axis)
+            assert shown[row] == "n/a" and float(shown[other]) > 0
+            chart = page.locator("svg.axis-chart", has=page.locator("text", has_text=axis))
+            assert svg_texts(chart.locator("text.value"))[row] == "n/a"
+        page.locator("table.matrix tbody tr").first.locator("button.cell").nth(row).click()
+        dialog = page.locator("dialog#attempt")
+        dialog.locator(".trajectory").wait_for()
+        scores = dialog.locator("table.scores tbody tr").all_inner_texts()
+        by_axis = {line.split("\t")[0]: line.split("\t")[1] for line in scores}
+        assert by_axis["efficiency"] == by_axis["interaction"] == "n/a"
+        assert "n/a: efficiency, interaction" in dialog.inner_text()
+
+
 def test_the_attempt_view_speaks_words_not_keys(page):
     page.locator("table.matrix tbody tr").first.locator("button.cell").first.click()
     dialog = page.locator("dialog#attempt")

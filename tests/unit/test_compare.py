@@ -427,3 +427,16 @@ def test_the_json_form_round_trips(tmp_path):
     result = compare(frame({(t, 0): t in BASE_RESOLVED for t in TASKS}), frame({(t, 0): t in PLANTED for t in TASKS}))
     again = Comparison.model_validate_json(result.model_dump_json(exclude={"regressions", "regression"}))
     assert again.model_dump() == result.model_dump()
+
+
+def test_an_axis_the_new_runs_agent_has_no_evidence_for_is_n_a_not_a_drop():
+    outcomes = {(t, 0): t in BASE_RESOLVED for t in TASKS}
+    new = frame(outcomes, efficiency=math.nan, interaction=math.nan)  # an agent with only its diff
+    new["composite"] = 0.8 * new["resolved"] + 0.2 * new["quality"]  # renormalised over what applies
+    result = compare(frame(outcomes), new)
+    assert [axis.axis for axis in result.axes] == ["resolved", "quality", "composite"]
+    assert "efficiency: n/a on one run or both (no paired values); not compared" in result.notes
+    assert "interaction: n/a on one run or both (no paired values); not compared" in result.notes
+    assert any(note.startswith("composite: each run's weights are renormalised") for note in result.notes)
+    same = compare(new, new)
+    assert not any(note.startswith("composite:") for note in same.notes)  # both weigh the same axes

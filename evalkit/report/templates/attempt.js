@@ -124,12 +124,14 @@ function scoresView(d) {
   ];
   if (sc.judge) rows.push(["judge", sc.judge.score, { judge: sc.judge.judge, summary: sc.judge.summary, issues: sc.judge.issues, error: sc.judge.error }]);
   const tbody = h("tbody");
-  rows.forEach(([name, score, parts]) => put(tbody, h("tr", null, h("td", { text: words(AXIS_LABELS, name) }), h("td", { text: dec(score) }),
+  rows.forEach(([name, score, parts]) => put(tbody, h("tr", null, h("td", { text: words(AXIS_LABELS, name) }), h("td", { text: score === null ? "n/a" : dec(score) }),
     h("td", { class: "text" }, keyValues(parts)))));
   const table = h("table", { class: "scores" }, h("thead", null, h("tr", null, h("th", { text: "axis" }), h("th", { text: "score" }),
     h("th", { class: "text", text: "parts" }))), tbody);
   const notes = [];
   if (sc.did_work === false) notes.push("No work: the change was empty, did not apply, or was all put back or whitespace, so quality, efficiency, interaction and the composite are 0.");
+  const na = rows.filter(([, score]) => score === null).map(([name]) => name);
+  if (na.length) notes.push("n/a: " + na.join(", ") + ": the agent does not produce the evidence these need (token usage, evalkit's tool calls, a final message); left out of the composite, whose weights are renormalised.");
   if (d.integrity.verdict === "fail" && sc.correctness.tests_resolved) notes.push("The hidden tests passed, but the integrity verdict is fail: unresolved, correctness and composite 0.");
   return h("div", null, table, notes.map((n) => h("p", { class: "note", text: n })));
 }

@@ -106,7 +106,7 @@ function axisMultiples(suite) {
         return;
       }
       if (!value || !isNum(value.mean)) {
-        put(svg, s("text", { class: "value", x: W - 2, y: cy + 12, "text-anchor": "end", text: "—" }));
+        put(svg, s("text", { class: "value", x: W - 2, y: cy + 12, "text-anchor": "end", text: value && value.not_applicable ? "n/a" : "—" }));
         return;
       }
       const title = r.label + " " + name + ": " + (asPct ? pct(value.mean) : dec(value.mean)) + ci(value, asPct);

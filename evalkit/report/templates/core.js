@@ -69,6 +69,8 @@ const afterLayout = [];
 const isNum = (x) => typeof x === "number" && Number.isFinite(x);
 const pct = (x) => (isNum(x) ? (x * 100).toFixed(1) + " %" : "—");
 const dec = (x, d = 3) => (isNum(x) ? x.toFixed(d) : "—");
+// an axis's mean; "n/a" when it applies to none of the attempts (their agent lacks its evidence)
+const axisCell = (v) => (v && v.not_applicable ? "n/a" : dec(v ? v.mean : null));
 const grouped = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 const int = (x) => (isNum(x) ? grouped.format(x) : "—");
 function usd(x) {

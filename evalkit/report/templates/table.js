@@ -24,7 +24,7 @@ function leaderboardTable(suite) {
     );
   }
   for (const name of DATA.axes) {
-    columns.push({ label: words(AXIS_LABELS, name), best: "high", value: axis(name), cell: (r) => dec(axis(name)(r)) });
+    columns.push({ label: words(AXIS_LABELS, name), best: "high", value: axis(name), cell: (r) => axisCell(r.axes[name]) });
   }
   if (rows.some((r) => r.axes.judge && isNum(r.axes.judge.mean))) {
     columns.push({ label: "judge", best: "high", value: axis("judge"), cell: (r) => dec(axis("judge")(r)) });
