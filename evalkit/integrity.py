@@ -31,7 +31,7 @@ from evalkit.flag_kinds import FlagKind
 FAILING_KINDS = frozenset({FlagKind.TEST_TAMPERING, FlagKind.HARNESS_TAMPERING})
 FlagSource = Literal["trajectory", "diff", "tests"]
 IntegrityPolicy = Literal["fail", "flag"]  # [scoring] integrity: a failing verdict unresolves, or is only shown
-Verdict = Literal["clean", "warn", "fail"]
+IntegrityVerdict = Literal["clean", "warn", "fail"]
 EVIDENCE_LIMIT = 300  # characters of a command or a line kept as evidence
 
 
@@ -54,7 +54,7 @@ class IntegrityReport(BaseModel):
     """`integrity` of a results.jsonl and a scores.jsonl row."""
 
     flags: list[IntegrityFlag] = Field(default_factory=list)
-    verdict: Verdict = "clean"
+    verdict: IntegrityVerdict = "clean"
     restored: list[str] = Field(default_factory=list)  # paths put back to the base before the hidden tests
 
     @classmethod
@@ -66,7 +66,7 @@ class IntegrityReport(BaseModel):
         return sorted({f.kind.value for f in self.flags})
 
 
-def verdict_of(flags: list[IntegrityFlag]) -> Verdict:
+def verdict_of(flags: list[IntegrityFlag]) -> IntegrityVerdict:
     if any(f.kind in FAILING_KINDS for f in flags):
         return "fail"
     return "warn" if flags else "clean"

@@ -73,7 +73,7 @@ def evaluate(
                 result = CorrectnessResult(task_id=pred.instance_id, error=str(error))
                 record(pred, result)
 
-            def judge(pred) -> CorrectnessResult:
+            def score_prediction(pred) -> CorrectnessResult:
                 patch = pred.model_patch or ""
                 result = evaluate_patch(known[pred.instance_id], patch, backend)
                 report = scan_attempt([], patch, result.integrity_flags, [r.label() for r in result.restored])
@@ -82,7 +82,7 @@ def evaluate(
 
             fan_out(
                 jobs,
-                judge,
+                score_prediction,
                 backend=backend,
                 concurrency=concurrency,
                 on_result=record,

@@ -24,7 +24,7 @@ def stats(
     ] = None,
 ) -> None:
     """The suite's prompt, change and test sizes side by side with SWE-bench's (sources shown)."""
-    from evalkit.stats.commands import stats_command
+    from evalkit.stats.stats_command import stats_command
 
     code = stats_command(suite, json_out is not None, reference, console)
     if code:

@@ -320,21 +320,11 @@ def serve(
     port: Annotated[int, typer.Option(min=0, max=65535)] = 8000,
 ) -> None:
     """Serve a reference policy as an OpenAI-compatible endpoint (/v1/chat/completions, /v1/models)."""
-    from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
+    from evalkit.models.builtin import builtin_policy
     from evalkit.models.server import ModelServer
 
-    if policy == "oracle":
-        if suite is None:
-            raise EvalkitError("--policy oracle needs --suite: the oracle plays the reference changes of a suite")
-        served: Policy = OraclePolicy(_load(suite, skip_invalid=True, verb="serve").tasks)
-    elif policy == "null":
-        served = NullPolicy()
-    elif policy == "replay":
-        if trajectory is None:
-            raise EvalkitError("--policy replay needs --trajectory FILE (a trajectory .jsonl or a folder of them)")
-        served = ReplayPolicy(trajectory)
-    else:
-        raise EvalkitError(f"--policy {policy}: choose oracle, null or replay")
+    tasks = _load(suite, skip_invalid=True, verb="serve").tasks if policy == "oracle" and suite is not None else None
+    served = builtin_policy(policy, tasks, trajectory)
     with ModelServer({policy: served}, host=host, port=port) as server:
         console.print(f"serving model `{policy}` at {server.base_url} (Ctrl-C to stop)")
         try:

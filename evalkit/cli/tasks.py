@@ -169,7 +169,7 @@ def tasks_import(
     repo_dir: Annotated[Path | None, typer.Option(help="Folder of local clones (owner__name or name).")] = None,
 ) -> None:
     """Import SWE-bench-format rows as an evalkit suite."""
-    from evalkit.stats.commands import import_command
+    from evalkit.interchange import import_command
 
     if kind != "swebench":
         raise EvalkitError(f"tasks import {kind}: only `swebench` is supported")
@@ -192,7 +192,7 @@ def tasks_export(
     ] = None,
 ) -> None:
     """Export a suite as SWE-bench rows (the 12 dataset columns), for SWE-bench tooling."""
-    from evalkit.stats.commands import export_command
+    from evalkit.interchange import export_command
 
     code = export_command(suite, format, out, console, err_console, repo_dir)
     if code:

@@ -169,9 +169,9 @@ def gather(
             test_patch=test_patch,
         )
         neighbours = neighbour_modules(local, commit.parent, test_files(test_patch), options.neighbour_modules)
-        verdict = validate_candidate(provisional, backend, options.runs, options.max_pass_to_pass, neighbours)
-        if verdict.reason:
-            report.rejected.append(Rejection(commit.sha, subject, "validation", verdict.reason))
+        candidate_tests = validate_candidate(provisional, backend, options.runs, options.max_pass_to_pass, neighbours)
+        if candidate_tests.reason:
+            report.rejected.append(Rejection(commit.sha, subject, "validation", candidate_tests.reason))
             continue
         metadata = {
             "commit": commit.sha,
@@ -179,8 +179,8 @@ def gather(
             "original_message": commit.message,
             **meta,
             **({"environment": ", ".join(env.sources)} if env.sources else {}),
-            **({"flaky_tests": ", ".join(verdict.flaky)} if verdict.flaky else {}),
-            **({"failing_with_change": ", ".join(verdict.broken)} if verdict.broken else {}),
+            **({"flaky_tests": ", ".join(candidate_tests.flaky)} if candidate_tests.flaky else {}),
+            **({"failing_with_change": ", ".join(candidate_tests.broken)} if candidate_tests.broken else {}),
         }
         report.accepted.append(
             provisional.model_copy(
@@ -188,7 +188,9 @@ def gather(
                     "image": image,
                     "tags": ["gathered"],
                     "tests": TestSpec(
-                        command=env.test_command, fail_to_pass=verdict.fail_to_pass, pass_to_pass=verdict.pass_to_pass
+                        command=env.test_command,
+                        fail_to_pass=candidate_tests.fail_to_pass,
+                        pass_to_pass=candidate_tests.pass_to_pass,
                     ),
                     "metadata": metadata,
                 }

@@ -21,7 +21,10 @@ from evalkit.verify.junit import TestStatus
 
 
 @dataclass
-class Verdict:
+class CandidateTests:
+    """The FAIL_TO_PASS and PASS_TO_PASS lists a candidate commit gets, the tests left out of them,
+    and why the candidate is rejected (None when kept)."""
+
     fail_to_pass: list[str] = field(default_factory=list)
     pass_to_pass: list[str] = field(default_factory=list)
     flaky: list[str] = field(default_factory=list)
@@ -53,46 +56,49 @@ def _stable(runs: list[CorrectnessResult]) -> tuple[dict[str, TestStatus], set[s
     return stable, {t for t, s in seen.items() if len(s) > 1}
 
 
-def judge(before: dict[str, TestStatus], after: dict[str, TestStatus], flaky: set[str], cap: int, seed: str) -> Verdict:
-    """The lists and the verdict from stable outcomes (pure)."""
+def classify_tests(
+    before: dict[str, TestStatus], after: dict[str, TestStatus], flaky: set[str], cap: int, seed: str
+) -> CandidateTests:
+    """Stable before/after outcomes split into the candidate's test lists, with the reason to reject it
+    if any (pure)."""
     f2p = sorted(
         t for t, s in after.items() if s == TestStatus.PASSED and before.get(t, TestStatus.MISSING) != TestStatus.PASSED
     )
     p2p = sorted(t for t, s in after.items() if s == TestStatus.PASSED and before.get(t) == TestStatus.PASSED)
     broken = sorted(t for t, s in after.items() if s in (TestStatus.FAILED, TestStatus.ERROR))
-    verdict = Verdict(f2p, p2p, sorted(flaky), broken)
+    lists = CandidateTests(f2p, p2p, sorted(flaky), broken)
     if len(p2p) > cap:
-        verdict.pass_to_pass = sorted(random.Random(seed).sample(p2p, cap))
+        lists.pass_to_pass = sorted(random.Random(seed).sample(p2p, cap))
     if not after:
-        verdict.reason = "the tests did not run (no report): collection error or missing dependency"
+        lists.reason = "the tests did not run (no report): collection error or missing dependency"
     elif not f2p and broken:
-        verdict.reason = f"tests fail even with the change: {', '.join(broken[:3])}"
+        lists.reason = f"tests fail even with the change: {', '.join(broken[:3])}"
     elif not f2p:
-        verdict.reason = "no FAIL_TO_PASS test: the new tests already pass before the change" + (
+        lists.reason = "no FAIL_TO_PASS test: the new tests already pass before the change" + (
             f" (flaky: {', '.join(sorted(flaky)[:3])})" if flaky else ""
         )
-    return verdict
+    return lists
 
 
 def validate_candidate(
     provisional: Task, backend: SandboxBackend, runs: int, cap: int, neighbours: list[str] = ()
-) -> Verdict:
-    """Run the candidate's tests before and after `runs` times each and judge them. `neighbours`:
+) -> CandidateTests:
+    """Run the candidate's tests before and after `runs` times each and classify them. `neighbours`:
     existing test modules run as well, for PASS_TO_PASS tests that guard what the change must keep."""
     touched = test_files(provisional.test_patch)
     if not touched:
-        return Verdict(reason="the test part leaves no test module to run")
+        return CandidateTests(reason="the test part leaves no test module to run")
     files = touched + [m for m in neighbours if m not in touched]
     probe = provisional.model_copy(update={"tests": TestSpec(command=provisional.tests.command, fail_to_pass=files)})
     before_runs = [evaluate_patch(probe, "", backend) for _ in range(runs)]
     after_runs = [evaluate_patch(probe, provisional.patch, backend) for _ in range(runs)]
     for run in before_runs + after_runs:
         if run.error:
-            return Verdict(reason=run.error)
+            return CandidateTests(reason=run.error)
         if not run.patch_applied:
-            return Verdict(reason="the source part does not apply to the base")
+            return CandidateTests(reason="the source part does not apply to the base")
     before, flaky_before = _stable(before_runs)
     after, flaky_after = _stable(after_runs)
     flaky = flaky_before | flaky_after
     after = {t: s for t, s in after.items() if t not in flaky}
-    return judge(before, after, flaky, cap, provisional.id)
+    return classify_tests(before, after, flaky, cap, provisional.id)

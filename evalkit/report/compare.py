@@ -60,7 +60,7 @@ from evalkit.report.compare_pairs import (
     pick_models,
     task_means,
 )
-from evalkit.report.compare_record import AxisResult, Comparison, Flip, TaskOutcome, Verdict
+from evalkit.report.compare_record import AxisResult, AxisVerdict, Comparison, Flip, TaskOutcome
 from evalkit.report.compare_stats import axis_verdict, mcnemar_exact, paired_bootstrap
 from evalkit.wording import counted
 
@@ -72,10 +72,10 @@ __all__ = [  # the record, the pairing, the tests and the outputs live beside th
     "AXES",
     "CONTINUOUS_AXES",
     "AxisResult",
+    "AxisVerdict",
     "Comparison",
     "Flip",
     "TaskOutcome",
-    "Verdict",
     "compare_runs",
     "comparison_table",
     "headline",

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, computed_field
 
 from evalkit.report.compare_integrity import IntegrityComparison
 
-Verdict = Literal["regression", "small_drop", "improvement", "no_change"]
+AxisVerdict = Literal["regression", "small_drop", "improvement", "no_change"]
 
 
 class AxisResult(BaseModel):
@@ -26,7 +26,7 @@ class AxisResult(BaseModel):
     ci_high: float
     p_worse: float  # one-sided p-value of "new is worse"
     p_better: float  # one-sided p-value of "new is better"
-    verdict: Verdict
+    verdict: AxisVerdict
     deciding: bool
     base_only: int | None = None  # resolved only: attempt pairs resolved in base and not in new
     new_only: int | None = None  # ... and the reverse

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from evalkit.report.compare_record import Verdict
+from evalkit.report.compare_record import AxisVerdict
 from evalkit.scoring.aggregate import bootstrap_mean
 
 
@@ -48,7 +48,7 @@ def paired_bootstrap(diffs: Sequence[float], confidence: float, resamples: int, 
     )
 
 
-def axis_verdict(diff: float, p_worse: float, p_better: float, alpha: float, max_drop: float) -> Verdict:
+def axis_verdict(diff: float, p_worse: float, p_better: float, alpha: float, max_drop: float) -> AxisVerdict:
     if p_worse < alpha:
         return "regression" if -diff > max_drop else "small_drop"
     if p_better < alpha and diff > max_drop:

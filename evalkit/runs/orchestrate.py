@@ -21,9 +21,9 @@ from evalkit.agent.registry import DEFAULT_AGENT, make_agent
 from evalkit.errors import EvalkitError
 from evalkit.integrity import IntegrityPolicy
 from evalkit.models.backoff import EndpointRegistry
+from evalkit.models.builtin import builtin_policy
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
-from evalkit.models.policies import NullPolicy, OraclePolicy, Policy, ReplayPolicy
 from evalkit.models.server import ModelServer
 from evalkit.records import AttemptRecord, StopReason, utc_now
 from evalkit.runs.attempt import AttemptKey, run_attempt
@@ -60,15 +60,6 @@ class LimitOverrides:
         return limits.model_copy(update=changes)
 
 
-def policy_for(spec: ModelSpec, tasks: list[Task]) -> Policy:
-    if spec.builtin == "oracle":
-        return OraclePolicy(tasks)
-    if spec.builtin == "null":
-        return NullPolicy()
-    assert spec.replay_path is not None
-    return ReplayPolicy(spec.replay_path)
-
-
 @contextmanager
 def model_clients(
     specs: list[ModelSpec], tasks: list[Task], endpoints: EndpointRegistry | None = None
@@ -76,7 +67,7 @@ def model_clients(
     """A client per model; built-in ones point at an in-process server started for the run.
     `endpoints` is where the clients share connection slots and backoff (a live display reads it)."""
     with ExitStack() as stack:
-        builtin = {spec.name: policy_for(spec, tasks) for spec in specs if spec.builtin}
+        builtin = {spec.name: builtin_policy(spec.builtin, tasks, spec.replay_path) for spec in specs if spec.builtin}
         server = stack.enter_context(ModelServer(builtin)) if builtin else None
         clients = {}
         for spec in specs:

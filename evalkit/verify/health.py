@@ -38,7 +38,7 @@ def _flaky_tests(runs: list[CorrectnessResult]) -> list[str]:
     return sorted(t for t, statuses in seen.items() if len(statuses) > 1)
 
 
-def judge_health(task: Task, gold: list[CorrectnessResult], empty: CorrectnessResult, duration_s: float) -> TaskHealth:
+def assess_health(task: Task, gold: list[CorrectnessResult], empty: CorrectnessResult, duration_s: float) -> TaskHealth:
     """Turn the gold and empty runs into a verdict (pure)."""
     problems: list[str] = []
     for run in [*gold, empty]:
@@ -81,5 +81,5 @@ def validate_task(task: Task, backend: SandboxBackend, gold_runs: int = 3) -> Ta
         empty = evaluate_patch(task, "", backend)
     except EvalkitError as exc:
         failed = CorrectnessResult(task_id=task.id, error=str(exc))
-        return judge_health(task, [failed], failed, time.monotonic() - started)
-    return judge_health(task, gold, empty, time.monotonic() - started)
+        return assess_health(task, [failed], failed, time.monotonic() - started)
+    return assess_health(task, gold, empty, time.monotonic() - started)

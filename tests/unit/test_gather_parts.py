@@ -6,7 +6,7 @@ import pytest
 from evalkit.gather.environment import detect_environment
 from evalkit.gather.history import Commit, SizeLimits, screen
 from evalkit.gather.prompts import prompt_from_message
-from evalkit.gather.validate import judge, test_files
+from evalkit.gather.validate import classify_tests, test_files
 from evalkit.verify.junit import TestStatus
 
 P, F, E = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR
@@ -96,16 +96,16 @@ def test_environment_reads_declared_dependencies_without_running_anything():
 def test_verdict_lists_and_reasons():
     before = {"t::new": E, "t::old": P, "t::gone_flaky": P}
     after = {"t::new": P, "t::old": P, "t::broken": F}
-    verdict = judge(before, after, {"t::gone_flaky"}, cap=50, seed="x")
+    verdict = classify_tests(before, after, {"t::gone_flaky"}, cap=50, seed="x")
     assert verdict.fail_to_pass == ["t::new"] and verdict.pass_to_pass == ["t::old"]
     assert verdict.broken == ["t::broken"] and verdict.reason is None
-    assert "already pass" in judge({"t::a": P}, {"t::a": P}, set(), 50, "x").reason
-    assert "did not run" in judge({}, {}, set(), 50, "x").reason
+    assert "already pass" in classify_tests({"t::a": P}, {"t::a": P}, set(), 50, "x").reason
+    assert "did not run" in classify_tests({}, {}, set(), 50, "x").reason
     many = {f"t::p{i}": P for i in range(100)}
-    capped = judge(many, {**many, "t::new": P}, set(), cap=10, seed="abc")
+    capped = classify_tests(many, {**many, "t::new": P}, set(), cap=10, seed="abc")
     assert (
         len(capped.pass_to_pass) == 10
-        and capped.pass_to_pass == judge(many, {**many, "t::new": P}, set(), 10, "abc").pass_to_pass
+        and capped.pass_to_pass == classify_tests(many, {**many, "t::new": P}, set(), 10, "abc").pass_to_pass
     )
 
 

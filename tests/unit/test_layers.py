@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("verify", ("evalkit.verify",)),
     ("runs", ("evalkit.runs",)),
     ("scoring", ("evalkit.scoring",)),  # the after-the-fact axes and run scores
-    ("report", ("evalkit.stats", "evalkit.gather", "evalkit.report", "evalkit.results")),
+    ("report", ("evalkit.stats", "evalkit.gather", "evalkit.report", "evalkit.results", "evalkit.interchange")),
     ("cli", ("evalkit.cli", "evalkit")),  # "evalkit": the package __init__ alone
 ]  # fmt: skip
 

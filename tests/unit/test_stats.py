@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from evalkit.stats.commands import stats_command
 from evalkit.stats.reference import PROVENANCE, build_reference, shipped_reference
+from evalkit.stats.stats_command import stats_command
 from evalkit.stats.suite_stats import MEASURES, describe, row_figures, summarize, task_figures
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "swebench"

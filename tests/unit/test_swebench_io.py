@@ -14,8 +14,8 @@ from conftest import DEMO_SUITE
 from rich.console import Console
 
 from evalkit.errors import EvalkitError
+from evalkit.interchange import export_command, import_command
 from evalkit.sandbox.workspace import build_workspace
-from evalkit.stats.commands import export_command, import_command
 from evalkit.tasks import load_suite
 from evalkit.tasks.swebench import (
     SWEBENCH_COLUMNS,
