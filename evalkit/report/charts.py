@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_seri
 
 from evalkit.axes import JUDGE, LABELS, MEAN_AXES
 from evalkit.errors import EvalkitError
+from evalkit.report.pareto import pareto_frontier
 from evalkit.report.runs_data import (
     BENCHMARK_LABELS,
     AttemptRef,
@@ -38,20 +39,6 @@ from evalkit.tasks import load_suite
 AXES = (*MEAN_AXES, JUDGE)
 # the compact rows of `attempts` in the page; `integrity` is the verdict, `flags` the kinds flagged
 ATTEMPT_COLUMNS = ("n", "task", "model", "sample", "status", "run", "integrity", "flags")
-
-
-# -- the Pareto frontier --------------------------------------------------------------------------
-def pareto_frontier(points: Sequence[tuple[float, float]]) -> list[int]:
-    """Indices of the (cost, resolved) points no other point dominates, by increasing cost.
-
-    A point is dominated when another costs no more and resolves no less, and is strictly better
-    in one of the two: what is left is the cheapest way to reach each resolved rate. Equal points
-    do not dominate each other, so both stay."""
-
-    def dominated(cost: float, resolved: float) -> bool:
-        return any(c <= cost and r >= resolved and (c < cost or r > resolved) for c, r in points)
-
-    return sorted((i for i, (c, r) in enumerate(points) if not dominated(c, r)), key=lambda i: (points[i][0], i))
 
 
 # -- what the page shows --------------------------------------------------------------------------

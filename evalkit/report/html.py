@@ -32,7 +32,8 @@ from markupsafe import Markup
 from evalkit.axes import AXIS_NAMES, JUDGE, SCORE_COLUMNS
 from evalkit.errors import EvalkitError
 from evalkit.report.attempts import attempt_detail, trajectory_view
-from evalkit.report.charts import AXES, Leaderboard, build_leaderboard, pareto_frontier
+from evalkit.report.charts import AXES, Leaderboard, build_leaderboard
+from evalkit.report.pareto import pareto_frontier
 from evalkit.report.runs_data import (
     AttemptRef,
     Published,
