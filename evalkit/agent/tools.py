@@ -8,9 +8,7 @@ model and a counted `ToolFault`, never an exception.
 
 from __future__ import annotations
 
-import base64
 import json
-import posixpath
 import shlex
 import time
 from dataclasses import dataclass
@@ -76,6 +74,7 @@ TOOL_ARGS: dict[str, type[_Args]] = {
     "submit": SubmitArgs,
 }
 TOOL_NAMES = frozenset(TOOL_ARGS)
+MAX_EDIT_BYTES = 64 * 1024 * 1024  # a file `edit` reads whole to replace text in
 
 
 def _schema(name: str, model: type[_Args]) -> dict:
@@ -111,8 +110,9 @@ class ToolOutcome:
 class ToolBox:
     """Executes tool calls in one sandbox, as the sandbox's unprivileged user.
 
-    Files are read and written through the shell (not the engine's archive API), so the agent
-    has exactly the permissions of its user.
+    Files are read and written by the sandbox's command server as that user (not through the
+    engine's archive API), so the agent has exactly the permissions of its user; a relative path
+    is taken from the shell's current folder, as in a command.
     """
 
     def __init__(self, sandbox: Sandbox, command_timeout_s: float, output_limit: int) -> None:
@@ -183,24 +183,21 @@ class ToolBox:
         )
 
     def _read_file(self, args: ReadFileArgs, timeout: float) -> ToolOutcome:
-        path = shlex.quote(args.path)
-        outcome = self._exec(f"if [ -d {path} ]; then echo 'is a folder' >&2; exit 2; fi; cat -- {path}", timeout)
-        if outcome.exit_code != 0:
-            return ToolOutcome(f"Error: cannot read {args.path}: {outcome.content.strip()}", ToolFault.TOOL_ERROR)
-        return outcome
+        result = self.sandbox.read_as_user(args.path, timeout=timeout, output_limit=self.output_limit)
+        if not result.ok:
+            return ToolOutcome(
+                f"Error: cannot read {args.path}: {(result.stdout + result.stderr).strip()}", ToolFault.TOOL_ERROR
+            )
+        return ToolOutcome(result.stdout, truncated=result.truncated, exit_code=0)
 
     def _write(self, path: str, content: str, timeout: float) -> ToolOutcome:
-        encoded = base64.b64encode(content.encode()).decode()
-        parent = posixpath.dirname(path)
-        quoted = shlex.quote(path)
-        mkdir = f"mkdir -p -- {shlex.quote(parent)} && " if parent else ""
-        cmd = f"{mkdir}base64 -d > {quoted} <<'EVALKIT_EOF'\n{encoded}\nEVALKIT_EOF"
-        result = self.sandbox.exec(cmd, timeout=timeout, output_limit=4000)
+        data = content.encode()
+        result = self.sandbox.write_as_user(path, data, timeout=timeout)
         if not result.ok:
             return ToolOutcome(
                 f"Error: cannot write {path}: {(result.stdout + result.stderr).strip()}", ToolFault.TOOL_ERROR
             )
-        return ToolOutcome(f"Wrote {len(content.encode())} bytes to {path}.", exit_code=0)
+        return ToolOutcome(f"Wrote {len(data)} bytes to {path}.", exit_code=0)
 
     def _write_file(self, args: WriteFileArgs, timeout: float) -> ToolOutcome:
         return self._write(args.path, args.content, timeout)
@@ -208,10 +205,13 @@ class ToolBox:
     def _edit(self, args: EditArgs, timeout: float) -> ToolOutcome:
         if not args.old_string:
             return ToolOutcome("Error: old_string is empty; use write_file to create a file.", ToolFault.TOOL_ERROR)
-        path = shlex.quote(args.path)
-        current = self.sandbox.exec(f"cat -- {path}", timeout=timeout, output_limit=64 * 1024 * 1024)
+        current = self.sandbox.read_as_user(args.path, timeout=timeout, output_limit=MAX_EDIT_BYTES)
         if not current.ok:
             return ToolOutcome(f"Error: cannot read {args.path}: {current.stderr.strip()}", ToolFault.TOOL_ERROR)
+        if current.truncated:
+            return ToolOutcome(
+                f"Error: {args.path} is larger than {MAX_EDIT_BYTES} bytes; edit it with bash.", ToolFault.TOOL_ERROR
+            )
         count = current.stdout.count(args.old_string)
         if count == 0:
             return ToolOutcome(

@@ -41,10 +41,13 @@ class CommandChannel:
         Raises OSError/ConnectionError when the stream fails and ValueError for a bad reply."""
         self._stream.settimeout(wait_s)
         self._stream.sendall(encode_request(payload))
-        while b"\n" not in self._pending:
+        end = self._pending.find(b"\n")
+        while end < 0:  # a large reply comes in many pieces: look for the end in the new one only
+            searched = len(self._pending)
             self._pending += self._stream.receive()
-        line, _, rest = bytes(self._pending).partition(b"\n")
-        self._pending = bytearray(rest)
+            end = self._pending.find(b"\n", searched)
+        line = bytes(self._pending[:end])
+        del self._pending[: end + 1]
         return json.loads(line)
 
     def close(self) -> None:

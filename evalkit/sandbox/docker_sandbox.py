@@ -7,6 +7,7 @@ container, and removal on close, on error and (through `LiveContainers`) on Ctrl
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import io
 import itertools
@@ -187,12 +188,23 @@ class DockerSandbox:
         `cd` first. Each stream is capped at `output_limit` bytes (head and tail kept).
         """
         timeout = timeout or self.spec.default_timeout_s
-        payload = {
-            "cmd": cmd,
-            "timeout": timeout,
-            "cwd": cwd,
-            "limit": output_limit or self.spec.output_limit,
-        }
+        limit = output_limit or self.spec.output_limit
+        return self._request({"cmd": cmd, "timeout": timeout, "cwd": cwd, "limit": limit}, timeout)
+
+    def read_as_user(self, path: str, timeout: float | None = None, output_limit: int | None = None) -> ExecResult:
+        """A file's text read by the command server itself (no process started), as the sandbox user."""
+        timeout = timeout or self.spec.default_timeout_s
+        limit = output_limit or self.spec.output_limit
+        return self._request({"op": "read", "path": path, "timeout": timeout, "limit": limit}, timeout)
+
+    def write_as_user(self, path: str, content: bytes, timeout: float | None = None) -> ExecResult:
+        """A file written by the command server itself (no process started), as the sandbox user."""
+        payload = {"op": "write", "path": path, "data": base64.b64encode(content).decode("ascii")}
+        return self._request(payload, timeout or self.spec.default_timeout_s)
+
+    def _request(self, payload: dict, timeout: float) -> ExecResult:
+        """One request to the command server; a lost channel is a failed command (exit 125), a gone
+        container a SandboxError."""
         with self._lock:
             if self._closed:
                 raise SandboxError("sandbox is closed")

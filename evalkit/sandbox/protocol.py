@@ -46,6 +46,17 @@ class Sandbox(Protocol):
         capped at `output_limit` bytes (head and tail kept, a marker between)."""
         ...
 
+    def read_as_user(self, path: str, timeout: float | None = None, output_limit: int | None = None) -> ExecResult:
+        """A file's text as the sandbox user reads it, a relative path taken from the shell's current
+        folder (as `exec("cat PATH")` would, and capped the same way); never raises for a missing,
+        unreadable or folder path: a non-zero exit with the reason in stderr."""
+        ...
+
+    def write_as_user(self, path: str, content: bytes, timeout: float | None = None) -> ExecResult:
+        """Create or replace a file as the sandbox user (who owns it if new), making parent folders;
+        paths as `read_as_user`; a path the user cannot write is a non-zero exit, never a raise."""
+        ...
+
     def read_file(self, path: str) -> str:
         """Text of a file (raises FileNotFoundError)."""
         ...

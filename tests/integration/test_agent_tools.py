@@ -60,3 +60,23 @@ def test_bash_reports_exit_code_keeps_state_and_caps_output(tools):
 def test_a_hanging_command_is_killed_at_the_timeout(tools):
     outcome = tools.run("bash", json.dumps({"command": "sleep 30", "timeout": 1}))
     assert outcome.fault is ToolFault.TIMEOUT and outcome.sandbox_s < 5
+
+
+def test_files_the_sandbox_user_may_not_touch_are_tool_errors(tools):
+    denied = call(tools, "write_file", path="/etc/evalkit-denied.txt", content="x")
+    assert denied.fault is ToolFault.TOOL_ERROR and "Permission denied" in denied.content
+    unreadable = call(tools, "read_file", path="/etc/shadow")
+    assert unreadable.fault is ToolFault.TOOL_ERROR and "Permission denied" in unreadable.content
+    assert call(tools, "edit", path="/etc/hostname", old_string=" ", new_string="x").fault is ToolFault.TOOL_ERROR
+
+
+def test_a_100_kb_file_round_trips_and_paths_follow_the_shell(tools):
+    content = "".join(f"line {i} é\n" for i in range(10_000))
+    assert call(tools, "write_file", path="big/file.txt", content=content).fault is None
+    assert call(tools, "bash", command="wc -c < big/file.txt").content.split()[0] == str(len(content.encode()))
+    call(tools, "bash", command="cd big && ln -sf file.txt link.txt")
+    try:
+        assert call(tools, "edit", path="link.txt", old_string="line 0 é\n", new_string="first\n").fault is None
+        assert call(tools, "bash", command="head -1 file.txt; test -L link.txt").content == "first\n[exit code 0]"
+    finally:
+        call(tools, "bash", command="cd /workspace")

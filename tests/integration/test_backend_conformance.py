@@ -5,6 +5,7 @@ test leaves nothing another relies on; the others open a fresh sandbox."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import secrets
@@ -121,3 +122,17 @@ def test_closing_twice_is_harmless_and_leaves_nothing_on_the_engine(backend, toy
     sandbox.close()
     sandbox.close()
     assert not opened & set(backend.remaining())
+
+
+def test_files_written_and_read_as_the_sandbox_user(box):
+    data = bytes(range(256)) * 400
+    assert box.write_as_user("as_user/blob.bin", data).ok
+    assert box.exec("sha256sum < as_user/blob.bin").stdout.split()[0] == hashlib.sha256(data).hexdigest()
+    owner = box.exec("stat -c %u as_user/blob.bin as_user; id -u").stdout.split()
+    assert owner[0] == owner[1] == owner[2] and owner[2] != "0"
+    assert box.write_as_user("as_user/text.txt", "héllo\n".encode()).ok
+    assert box.read_as_user("as_user/text.txt").stdout == "héllo\n"
+    missing = box.read_as_user("as_user/none.txt")
+    assert not missing.ok and "No such file" in missing.stderr
+    denied = box.write_as_user("/etc/evalkit-denied", b"x")
+    assert not denied.ok and "Permission denied" in denied.stderr
