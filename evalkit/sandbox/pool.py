@@ -136,11 +136,13 @@ class SandboxPool(Generic[S]):
 
     def close(self) -> int:
         """Stop warming, wait (at most `CLOSE_WAIT_S`) for warm-ups and removals in flight, and
-        close every sandbox made and not handed over; how many that was."""
+        close every sandbox made and not handed over; how many that was (a warm-up still running
+        past the wait closes its own, uncounted)."""
         with self._lock:
             if self._closed:
                 return 0
             self._closed = True
+            unused_before = self.counts.unused
             items, self._ahead = self._ahead, []
             for item in items:
                 item.abandoned = True
@@ -150,10 +152,11 @@ class SandboxPool(Generic[S]):
         self._warmers.shutdown(wait=False, cancel_futures=True)
         self._reaper.shutdown(wait=False, cancel_futures=True)
         ready = [item.sandbox for item in items if item.sandbox is not None]
-        self.counts.unused += len(ready)
+        with self._lock:
+            self.counts.unused += len(ready)
         for sandbox in ready:
             sandbox.close()
-        return len(ready)
+        return self.counts.unused - unused_before  # warm-ups that ended since closed theirs
 
     # -- inside the lock ----------------------------------------------------------------------
     def _match(self, key: tuple[str, str, bool], thread: int) -> _Ahead[S] | None:
@@ -210,6 +213,8 @@ class SandboxPool(Generic[S]):
                 item.sandbox = sandbox
             elif sandbox is None:
                 self.counts.failed += 1
+            else:
+                self.counts.unused += 1
             item.done.set()
             self._fill()
         if sandbox is not None and not keep:

@@ -68,16 +68,25 @@ def test_a_planned_sandbox_is_handed_over_with_its_shell_started_and_only_once(t
     assert first is not None and first.request.key == (tasks[0].id, "agent", False)
     assert first.commands == [":"] and not first.closed
     assert take(pool, tasks[0]) is None  # planned once, handed over once: the caller opens the next
-    assert pool.close() == 1  # tasks[1]'s, made and never asked for
-    assert [s.closed for s in make.made if s is not first] == [True]
-    assert (pool.counts.handed, pool.counts.missed, pool.counts.unused) == (1, 1, 1)
+    closed = pool.close()
+    never_asked = [s for s in make.made if s is not first]  # tasks[1]'s, if its warm-up had begun
+    assert all(s.closed for s in never_asked) and closed == len(never_asked) == pool.counts.unused
+    assert (pool.counts.handed, pool.counts.missed) == (1, 1) and not first.closed
 
 
 def test_no_more_than_capacity_are_made_ahead_and_close_removes_them(tasks):
-    make = Maker()
-    pool = SandboxPool(make, capacity=2, generation=lambda: 0)
+    make, two_made = Maker(), threading.Event()
+
+    def make_and_count(request: SandboxRequest) -> Recorded:
+        made = make(request)
+        if len(make.made) == 2:
+            two_made.set()
+        return made
+
+    pool = SandboxPool(make_and_count, capacity=2, generation=lambda: 0)
     pool.plan([SandboxRequest(t, "agent") for t in tasks])
-    pool.close()  # waits for the warm-ups under way
+    assert two_made.wait(30)
+    assert pool.close() == 2  # waits for the warm-ups under way; the other two never start
     assert len(make.made) == 2 and all(s.closed for s in make.made)
 
 
@@ -95,16 +104,24 @@ def test_an_attempts_scoring_sandbox_warms_once_its_agent_sandbox_is_taken(tasks
 
 
 def test_a_scoring_sandbox_never_asked_for_is_removed_when_its_thread_moves_on(tasks):
-    make = Maker()
-    pool = SandboxPool(make, capacity=3, generation=lambda: 0)
+    make, scoring_made = Maker(), threading.Event()
+
+    def make_and_tell(request: SandboxRequest) -> Recorded:
+        made = make(request)
+        if request.role == "score":
+            scoring_made.set()
+        return made
+
+    pool = SandboxPool(make_and_tell, capacity=3, generation=lambda: 0)
     pool.plan([attempt(t) for t in tasks[:2]])
     take(pool, tasks[0])  # the attempt then fails without scoring
+    assert scoring_made.wait(30)
     second = take(pool, tasks[1])
     assert second is not None and second.request.task is tasks[1]
     assert take(pool, tasks[0], "score") is None  # no longer expected from this thread
     pool.close()
-    unused = [s for s in make.made if s.request.key == (tasks[0].id, "score", False)]
-    assert unused and all(s.closed for s in unused)
+    (unused,) = [s for s in make.made if s.request.key == (tasks[0].id, "score", False)]
+    assert unused.closed
 
 
 def test_a_follow_up_belongs_to_the_thread_that_took_its_predecessor(tasks):
