@@ -73,6 +73,7 @@ lint: venv
 
 bench: setup
 	$(VENV)/bin/python benchmarks/sandbox_exec.py
+	$(VENV)/bin/python benchmarks/sandbox_handover.py
 	$(VENV)/bin/python benchmarks/run_overhead.py
 	$(VENV)/bin/python benchmarks/report_size.py
 	$(VENV)/bin/python benchmarks/cli_startup.py

@@ -14,6 +14,7 @@
 Medians throughout; everything goes to temporary folders and every container is removed.
 
     python benchmarks/run_overhead.py [--repeats 2] [--concurrency 1 2 4] [--reference mswea|docker-exec|none]
+                                      [--no-pool]
 """
 
 from __future__ import annotations
@@ -181,9 +182,9 @@ def read_attempt(run_dir: Path, record: AttemptRecord) -> Attempt:
     )
 
 
-def evalkit_run(suite: Path, out: Path, run_id: str, concurrency: int) -> EvalkitRun:
+def evalkit_run(suite: Path, out: Path, run_id: str, concurrency: int, pool: bool = True) -> EvalkitRun:
     command = [*evalkit_command(), "run", "--suite", str(suite), "--model", "oracle", "--run-id", run_id]
-    command += ["--out", str(out), "--concurrency", str(concurrency)]
+    command += ["--out", str(out), "--concurrency", str(concurrency), *([] if pool else ["--no-pool"])]
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     wall = time.perf_counter() - started
@@ -541,6 +542,7 @@ def main() -> None:
     parser.add_argument("--suite", type=Path, default=ROOT / "tasks" / "demo")
     parser.add_argument("--repeats", type=int, default=2, help="runs of the suite per concurrency level")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--no-pool", dest="pool", action="store_false", help="evalkit run --no-pool")
     parser.add_argument("--reference", choices=["mswea", "docker-exec", "none"], default="mswea")
     parser.add_argument("--mswea-venv", type=Path, default=Path("/tmp/mswea-venv"))
     args = parser.parse_args()
@@ -553,7 +555,8 @@ def main() -> None:
     started = time.perf_counter()
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(
-        f"evalkit run overhead: suite {suite.name} ({len(tasks)} tasks), oracle model, {args.repeats} repeat(s);"
+        f"evalkit run overhead: suite {suite.name} ({len(tasks)} tasks), oracle model, {args.repeats} repeat(s),"
+        f" sandbox pool {'on' if args.pool else 'off'};"
         f" {os.cpu_count()} cores, load average at start {load}"
     )
     with tempfile.TemporaryDirectory(prefix="evalkit-run-overhead-") as name:
@@ -563,7 +566,7 @@ def main() -> None:
             for level in levels:
                 run_id = f"overhead-{token}-c{level}-r{repeat}"
                 run_ids.add(run_id)
-                runs.append(evalkit_run(args.suite, tmp / "runs", run_id, level))
+                runs.append(evalkit_run(args.suite, tmp / "runs", run_id, level, args.pool))
         attempts = print_overhead(runs, levels[0], args.repeats)
         print_throughput(runs, levels, len(tasks), os.cpu_count() or 0)
         first = {a.record.task_id: a for a in runs[0].attempts}  # the oracle's steps, as recorded

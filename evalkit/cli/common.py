@@ -128,6 +128,12 @@ def _progress() -> Progress:
     )
 
 
+POOL_HELP = (
+    "Make the sandboxes about to be needed ahead of time (at most --concurrency + 1, removed with the command); "
+    "--no-pool opens each one when it is needed. Results are the same either way."
+)
+
+
 def _open_backend(run_id: str, name: str = DEFAULT_BACKEND) -> SandboxBackend:
     return open_backend(name, run_id, log=err_console.print)
 

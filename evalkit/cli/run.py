@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from evalkit.cli.common import (
     DEFAULT_BACKEND,
+    POOL_HELP,
     SKIP_INVALID_HELP,
     BackendOption,
     _interrupted,
@@ -128,6 +129,7 @@ def run(
         ),
     ] = 300.0,
     backend_name: BackendOption = DEFAULT_BACKEND,
+    pool: Annotated[bool, typer.Option("--pool/--no-pool", help=POOL_HELP)] = True,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
     from evalkit.agent.registry import check_agent
@@ -216,6 +218,7 @@ def run(
                 engine_wait_s=engine_wait,
                 on_retry=display.retrying,
                 agent=args.agent,
+                pool=pool,
             )
     except KeyboardInterrupt:
         resume = resume_command(run_id, out, *(["--retry-errors"] if retry_errors else []))

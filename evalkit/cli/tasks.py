@@ -13,6 +13,7 @@ from rich.markup import escape
 
 from evalkit.cli.common import (
     DEFAULT_BACKEND,
+    POOL_HELP,
     SKIP_INVALID_HELP,
     BackendOption,
     _interrupted,
@@ -111,17 +112,22 @@ def tasks_validate(
     task: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
     backend_name: BackendOption = DEFAULT_BACKEND,
+    pool: Annotated[bool, typer.Option("--pool/--no-pool", help=POOL_HELP)] = True,
 ) -> None:
     """Check every task: the reference patch must resolve it every time, the empty patch never."""
     from evalkit.files import write_atomic
     from evalkit.runs.fan_out import fan_out
-    from evalkit.verify.health import validate_task
+    from evalkit.sandbox.pool import POOL_SLACK
+    from evalkit.verify.health import validate_task, validation_sandboxes
 
     loaded = _load(suite, skip_invalid, "validate")
     selected = loaded.select(task)
     backend = _open_backend(new_run_id(), backend_name)
     rows: dict[str, TaskHealth] = {}
     try:
+        if pool:
+            needed = [request for t in selected for request in validation_sandboxes(t, runs)]
+            backend.prepare(needed, capacity=concurrency + POOL_SLACK)
         with _progress() as progress:
             bar = progress.add_task("validating", total=len(selected))
 

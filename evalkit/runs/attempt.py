@@ -16,9 +16,9 @@ from evalkit.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolv
 from evalkit.models.endpoint import ModelSpec
 from evalkit.records import AttemptRecord, StopReason, TestGroupResult, utc_now
 from evalkit.runs.store import RunStore
-from evalkit.sandbox.backend import SandboxBackend
+from evalkit.sandbox.protocol import SandboxBackend, SandboxRequest
 from evalkit.tasks.model import Limits, Task
-from evalkit.verify.correctness import evaluate_patch
+from evalkit.verify.correctness import SCORE_ROLE, evaluate_patch
 from evalkit.verify.integrity_scan import scan_attempt
 
 
@@ -31,6 +31,15 @@ class AttemptKey:
     @property
     def trajectory_name(self) -> str:
         return attempt_file_name(self.task.id, self.model, self.sample)
+
+
+AGENT_ROLE = "agent"
+
+
+def attempt_sandboxes(key: AttemptKey, limits: Limits) -> SandboxRequest:
+    """The sandboxes `run_attempt` opens, for `SandboxBackend.prepare`: the agent's, then, in the
+    same thread, the scoring one."""
+    return SandboxRequest(key.task, AGENT_ROLE, limits.network, then=SandboxRequest(key.task, SCORE_ROLE))
 
 
 def run_attempt(
@@ -64,7 +73,7 @@ def run_attempt(
         )
         agent_started = time.monotonic()
         try:
-            sandbox = backend.open(task, role="agent", network=limits.network)
+            sandbox = backend.open(task, role=AGENT_ROLE, network=limits.network)
         except EvalkitError as exc:
             outcome.error = f"could not open a sandbox: {exc}"
             trajectory.event("stop", stop_reason=outcome.stop_reason.value, error=outcome.error)

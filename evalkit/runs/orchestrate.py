@@ -26,11 +26,12 @@ from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
 from evalkit.models.server import ModelServer
 from evalkit.records import AttemptRecord, StopReason, utc_now
-from evalkit.runs.attempt import AttemptKey, run_attempt
+from evalkit.runs.attempt import AttemptKey, attempt_sandboxes, run_attempt
 from evalkit.runs.fan_out import fan_out
 from evalkit.runs.folders import resume_command
 from evalkit.runs.store import RunManifest, RunOptions, RunStore
 from evalkit.sandbox.engine_watch import DEFAULT_WAIT_S, EngineUnavailable
+from evalkit.sandbox.pool import POOL_SLACK
 from evalkit.sandbox.protocol import SandboxBackend
 from evalkit.tasks import Suite, Task
 from evalkit.tasks.model import Limits
@@ -177,9 +178,11 @@ def execute(
     engine_wait_s: float = DEFAULT_WAIT_S,
     on_retry: Callable[[AttemptRecord], None] | None = None,
     agent: str = DEFAULT_AGENT,
+    pool: bool = True,
 ) -> None:
     """Run the plan; each record is appended to the store, then handed to `on_record` (or, when
-    the attempt will run again because the engine went away under it, to `on_retry`)."""
+    the attempt will run again because the engine went away under it, to `on_retry`). With `pool`
+    the backend is told the plan's sandboxes, to make `concurrency + POOL_SLACK` of them ahead."""
     by_name = {spec.name: spec for spec in specs}
     engine = backend.engine
     engine_retries: Counter[tuple[str, str, int]] = Counter()
@@ -218,6 +221,9 @@ def execute(
                 raise error
             return finished(key, AttemptOutcome(error_record(key, backend.run_id, error)))
 
+        if pool:
+            needed = [attempt_sandboxes(key, overrides.apply(key.task.limits)) for key in plan]
+            backend.prepare(needed, capacity=concurrency + POOL_SLACK)
         try:
             fan_out(plan, job, backend=backend, concurrency=concurrency, on_result=finished, on_error=failed)
         except EngineUnavailable as exc:

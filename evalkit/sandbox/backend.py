@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import docker
 import docker.errors
@@ -15,7 +15,8 @@ from evalkit.sandbox.containers import LABEL_RUN, LiveContainers, remove_run_con
 from evalkit.sandbox.docker_sandbox import DockerSandbox, SandboxSpec
 from evalkit.sandbox.engine_watch import EngineWatch
 from evalkit.sandbox.images import resolve_image
-from evalkit.sandbox.protocol import SandboxBackend
+from evalkit.sandbox.pool import SandboxPool
+from evalkit.sandbox.protocol import SandboxBackend, SandboxRequest
 from evalkit.sandbox.workspace import Workspace, build_workspace
 from evalkit.tasks.model import Task
 from evalkit.wording import counted
@@ -60,6 +61,8 @@ class DockerBackend:
 
     Every container it opens is tracked in `live`, so `close()` (or Ctrl-C in the CLI) removes
     whatever is still running. `engine` tells whether the engine answers (a run watches it).
+    After `prepare`, a `SandboxPool` makes the sandboxes asked for ahead of need (tracked in `live`
+    like any other) and closed ones are removed in the background; `close()` drains the pool.
     """
 
     def __init__(self, client: docker.DockerClient, run_id: str, spec: SandboxSpec | None = None) -> None:
@@ -71,6 +74,7 @@ class DockerBackend:
         self._images: dict[str, str] = {}
         self._workspaces: dict[str, Workspace] = {}
         self._lock = threading.Lock()
+        self.pool: SandboxPool[DockerSandbox] | None = None
 
     @classmethod
     def connect(cls, run_id: str, log: Callable[[str], None]) -> DockerBackend:
@@ -98,12 +102,31 @@ class DockerBackend:
         return cached
 
     def open(self, task: Task, role: str, network: bool = False) -> DockerSandbox:
+        request = SandboxRequest(task, role, network)
+        pooled = self.pool.take(request) if self.pool is not None else None
+        return pooled if pooled is not None else self._make(request)
+
+    def prepare(self, requests: Sequence[SandboxRequest], capacity: int) -> None:
+        if capacity < 1 or not requests:
+            return
+        with self._lock:
+            if self.pool is None:
+                self.pool = SandboxPool(self._make, capacity, lambda: self.engine.outages, self._engine_known_up)
+        self.pool.plan(requests)
+
+    def _engine_known_up(self) -> None:
+        """Wait while the engine is known to be down (without asking it); raise once given up."""
+        if self.engine.down_for() is not None:
+            self.engine.wait_until_up()
+
+    def _make(self, request: SandboxRequest) -> DockerSandbox:
         if not self.client:
             raise SandboxError("backend is closed")
+        task = request.task
         spec = SandboxSpec(
             image=self.image(task),
             workdir=self._template.workdir,
-            network=network,
+            network=request.network,
             mem_limit=self._template.mem_limit,
             cpus=self._template.cpus,
             pids_limit=self._template.pids_limit,
@@ -111,17 +134,27 @@ class DockerBackend:
             default_timeout_s=task.limits.command_timeout_s,
             env=self._template.env,
         )
+        pool = self.pool
         return DockerSandbox(
-            self.client, spec, self.workspace(task), run_id=self.run_id, task_id=task.id, role=role, live=self.live
+            self.client,
+            spec,
+            self.workspace(task),
+            run_id=self.run_id,
+            task_id=task.id,
+            role=request.role,
+            live=self.live,
+            remove_later=pool.later if pool is not None else None,
         )
 
     def close(self) -> int:
-        """Remove every container still open, and after the engine stopped answering at some
-        point, every container of the run this process made; return how many were removed.
+        """Remove every container still open or made ahead (removals under way finished first),
+        and after the engine stopped answering at some point, every container of the run this
+        process made; return how many were removed.
         Attempts waiting for the engine give up. While the engine does not answer nothing can be
         removed: what is left is swept by the next evalkit command."""
         self.engine.stop()
-        removed = self.live.remove_all()
+        removed = self.pool.close() if self.pool is not None else 0
+        removed += self.live.remove_all()
         if self.engine.outages:
             removed += remove_run_containers(self.client, self.run_id)
         return removed

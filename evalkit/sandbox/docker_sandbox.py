@@ -18,6 +18,7 @@ import struct
 import tarfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -125,12 +126,14 @@ class DockerSandbox:
         task_id: str,
         role: str = "agent",
         live: LiveContainers | None = None,
+        remove_later: Callable[[Callable[[], None]], None] | None = None,
     ) -> None:
         self.workdir = spec.workdir
         self.spec = spec
         self.base_commit = workspace.base_commit
         self._client = client
         self._live = live
+        self._remove_later = remove_later  # runs the removal on close in the background (a pool's)
         self._lock = threading.Lock()
         self._channel: CommandChannel | None = None
         self._ids = itertools.count(1)
@@ -327,6 +330,12 @@ class DockerSandbox:
             return
         self._closed = True
         self._drop_channel()
+        if self._remove_later is not None:
+            self._remove_later(self._remove)
+        else:
+            self._remove()
+
+    def _remove(self) -> None:
         try:
             remove_container(self._client, self.container_id)
         except Exception as exc:

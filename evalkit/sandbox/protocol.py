@@ -4,7 +4,7 @@ tests/integration/test_backend_conformance.py through these operations only."""
 
 from __future__ import annotations
 
-from collections.abc import Sized
+from collections.abc import Sequence, Sized
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -30,6 +30,22 @@ class ExecResult:
     @property
     def ok(self) -> bool:
         return self.exit_code == 0
+
+
+@dataclass(frozen=True, eq=False)
+class SandboxRequest:
+    """A sandbox a caller will open, as `backend.open(task, role, network)` asks for it; `then`, the
+    one the same thread opens next (an attempt's scoring sandbox after its agent's)."""
+
+    task: Task
+    role: str
+    network: bool = False
+    then: SandboxRequest | None = None
+
+    @property
+    def key(self) -> tuple[str, str, bool]:
+        """What makes two sandboxes interchangeable: the same task, role and network."""
+        return (self.task.id, self.role, self.network)
 
 
 @runtime_checkable
@@ -98,8 +114,16 @@ class SandboxBackend(Protocol):
         """A sandbox holding `task`'s base workspace; `role` says what it is for (agent, score)."""
         ...
 
+    def prepare(self, requests: Sequence[SandboxRequest], capacity: int) -> None:
+        """The sandboxes about to be opened, soonest first (a later call adds to them): the backend
+        may make up to `capacity` ready ahead (and each one's `then` once it is handed over), so
+        that `open` hands one over at once, and may remove closed sandboxes in the background
+        until `close()`. Doing nothing is a correct implementation; `open` behaves the same."""
+        ...
+
     def close(self) -> int:
-        """Remove every sandbox still open; how many were removed. Safe to call twice."""
+        """Remove every sandbox still open, made ahead, or being removed; how many were removed.
+        Safe to call twice."""
         ...
 
     def remaining(self) -> list[str]:

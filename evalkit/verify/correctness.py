@@ -37,6 +37,7 @@ from evalkit.verify.test_run import (
 )
 
 LOG_LIMIT = 200_000
+SCORE_ROLE = "score"  # the `evalkit.role` of scoring sandboxes
 
 
 class CorrectnessResult(BaseModel):
@@ -109,7 +110,7 @@ def evaluate_patch(task: Task, patch: str, backend: SandboxBackend) -> Correctne
     result = CorrectnessResult(task_id=task.id, patch_empty=not patch.strip()).with_grade(nothing_ran)
     log: list[str] = []
     timings: dict[str, float] = {}
-    with backend.open(task, role="score") as sandbox:
+    with backend.open(task, role=SCORE_ROLE) as sandbox:
         timings["setup"] = time.monotonic() - started
         mark = time.monotonic()
         if result.patch_empty:

@@ -8,9 +8,9 @@ import time
 from pydantic import BaseModel, Field
 
 from evalkit.errors import EvalkitError
-from evalkit.sandbox.backend import SandboxBackend
+from evalkit.sandbox.protocol import SandboxBackend, SandboxRequest
 from evalkit.tasks.model import Task
-from evalkit.verify.correctness import CorrectnessResult, evaluate_patch
+from evalkit.verify.correctness import SCORE_ROLE, CorrectnessResult, evaluate_patch
 from evalkit.verify.junit import TestStatus
 
 
@@ -71,6 +71,11 @@ def assess_health(task: Task, gold: list[CorrectnessResult], empty: CorrectnessR
         pass_to_pass=len(task.tests.pass_to_pass),
         duration_s=round(duration_s, 2),
     )
+
+
+def validation_sandboxes(task: Task, gold_runs: int = 3) -> list[SandboxRequest]:
+    """The sandboxes `validate_task` opens, for `SandboxBackend.prepare`."""
+    return [SandboxRequest(task, SCORE_ROLE) for _ in range(gold_runs + 1)]
 
 
 def validate_task(task: Task, backend: SandboxBackend, gold_runs: int = 3) -> TaskHealth:

@@ -14,24 +14,36 @@ import tarfile
 import pytest
 
 from evalkit.errors import SandboxError
+from evalkit.sandbox.protocol import SandboxRequest
 from evalkit.sandbox.registry import BACKENDS, open_backend
 from evalkit.sandbox.workspace import tar_single_file
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module", params=sorted(BACKENDS))
-def backend(request):
-    """The backend named by the parameter, for this module; at the end nothing of its run is left."""
+def _connected(name: str):
+    """Backend `name` with a run of its own; closed at the end, and then nothing of its run is left."""
     try:
-        opened = open_backend(request.param, f"pytest-conformance-{secrets.token_hex(3)}")
+        opened = open_backend(name, f"pytest-conformance-{secrets.token_hex(3)}")
     except SandboxError as exc:
         if os.environ.get("CI"):
-            pytest.fail(f"CI needs the {request.param} backend: {exc}")
-        pytest.skip(f"{request.param} backend unavailable: {exc}")
+            pytest.fail(f"CI needs the {name} backend: {exc}")
+        pytest.skip(f"{name} backend unavailable: {exc}")
     yield opened
     opened.close()
-    assert len(opened.live) == 0 and opened.remaining() == [], f"{request.param} left sandboxes behind"
+    assert len(opened.live) == 0 and opened.remaining() == [], f"{name} left sandboxes behind"
+
+
+@pytest.fixture(scope="module", params=sorted(BACKENDS))
+def backend(request):
+    """The backend named by the parameter, for this module."""
+    yield from _connected(request.param)
+
+
+@pytest.fixture(params=sorted(BACKENDS))
+def prepared(request):
+    """A backend of its own for one test, to be told what comes (`prepare`)."""
+    yield from _connected(request.param)
 
 
 @pytest.fixture(scope="module")
@@ -136,3 +148,27 @@ def test_files_written_and_read_as_the_sandbox_user(box):
     assert not missing.ok and "No such file" in missing.stderr
     denied = box.write_as_user("/etc/evalkit-denied", b"x")
     assert not denied.ok and "Permission denied" in denied.stderr
+
+
+def test_a_sandbox_prepared_ahead_is_as_clean_as_a_fresh_one(prepared, backend, toy_task):
+    prepared.prepare([SandboxRequest(toy_task, "agent")] * 2, capacity=2)
+    with prepared.open(toy_task, role="agent") as first:
+        first.write_file("left.txt", "from the first attempt\n")
+        first.exec("sed -i 's/a + b/b - a/' calc/__init__.py; export LEFT=1; (sleep 300 >/dev/null 2>&1 &)")
+    with prepared.open(toy_task, role="agent") as second, backend.open(toy_task, role="agent") as fresh:
+        assert second.base_commit == fresh.base_commit
+        look = "git log --format=%H; git status --porcelain; echo ${LEFT:-unset}; pgrep -u $(id -u) sleep || echo none"
+        assert second.exec(look).stdout == fresh.exec(look).stdout == f"{fresh.base_commit}\nunset\nnone\n"
+        assert second.diff() == "" and second.read_file("calc/__init__.py") == fresh.read_file("calc/__init__.py")
+
+
+def test_a_prepared_backend_leaves_nothing_once_closed(prepared, toy_task):
+    asked = SandboxRequest(toy_task, "agent", then=SandboxRequest(toy_task, "score"))
+    prepared.prepare([asked, SandboxRequest(toy_task, "score", then=asked)] * 3, capacity=3)
+    sandbox = prepared.open(toy_task, role="agent")
+    sandbox.exec("true")
+    sandbox.close()
+    assert prepared.open(toy_task, role="score").exec("true").ok  # left open: close() removes it
+    prepared.close()
+    prepared.close()
+    assert len(prepared.live) == 0 and prepared.remaining() == []

@@ -79,6 +79,21 @@ def test_a_recorded_trajectory_replays_to_the_same_verdict(demo_run, tmp_path):
     assert replayed["turns"] == row["turns"]
 
 
+def test_without_the_pool_the_results_are_the_same(demo_run, demo_suite, docker_engine, tmp_path):
+    _, run_dir = demo_run
+    picked = [t.id for t in demo_suite.tasks[:2]]
+    result = run_evalkit("run", "--suite", DEMO_SUITE, *(a for t in picked for a in ("--task", t)), "--model", "oracle",
+                         "--model", "null", "--run-id", "unpooled", "--out", tmp_path, "--no-pool")  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+
+    def outcomes(rows) -> list[tuple]:
+        fields = ("task_id", "model", "resolved", "stop_reason", "error", "model_patch", "fail_to_pass", "pass_to_pass")
+        return sorted(tuple(json.dumps(r[f]) for f in fields) for r in rows if r["task_id"] in picked)
+
+    assert outcomes(rows_of(tmp_path / "unpooled")) == outcomes(rows_of(run_dir))
+    assert run_containers(docker_engine, "unpooled") == []
+
+
 def start_run(out: Path, run_id: str, *extra: str) -> subprocess.Popen:
     args = ["run", "--suite", DEMO_SUITE, "--model", "oracle", "--run-id", run_id, "--out", out, *extra]
     return interruptible([EVALKIT, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -1,20 +1,31 @@
 """The Docker sandbox's own safety promises (user, labels, caps, pids), checked against the real
-engine; what every backend promises (network, files, diff, ...) is in test_backend_conformance.py."""
+engine, for a sandbox opened when asked and one a pool made ahead; what every backend promises
+(network, files, diff, ...) is in test_backend_conformance.py."""
 
 import time
 
 import pytest
 
-from evalkit.sandbox.containers import LABEL_OWNER, LABEL_RUN, LABEL_TASK, owner_label
+from evalkit.sandbox.backend import DockerBackend
+from evalkit.sandbox.containers import LABEL_OWNER, LABEL_ROLE, LABEL_RUN, LABEL_TASK, owner_label
+from evalkit.sandbox.protocol import SandboxRequest
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def sandbox(toy_task, backend):
-    box = backend.open(toy_task, role="agent")
+@pytest.fixture(scope="module", params=["opened", "made ahead"])
+def sandbox(request, toy_task, backend, docker_engine):
+    source = backend
+    if request.param == "made ahead":  # by the pool of a backend of the same run, told it comes
+        source = DockerBackend(docker_engine, run_id=backend.run_id)
+        source.prepare([SandboxRequest(toy_task, "agent")], capacity=1)
+    box = source.open(toy_task, role="agent")
+    assert source.pool is None or source.pool.counts.handed == 1
     yield box
     box.close()
+    if source is not backend:
+        source.close()
+        assert len(source.live) == 0
 
 
 def test_commands_run_as_an_unprivileged_user_in_the_workspace(sandbox):
@@ -28,7 +39,7 @@ def test_container_is_labelled_and_capped(sandbox, backend, docker_engine):
     info = docker_engine.api.inspect_container(sandbox.container_id)
     labels, host = info["Config"]["Labels"], info["HostConfig"]
     assert labels[LABEL_RUN] == backend.run_id and labels[LABEL_TASK] == "calc-power"
-    assert labels[LABEL_OWNER] == owner_label()
+    assert labels[LABEL_OWNER] == owner_label() and labels[LABEL_ROLE] == "agent"
     assert host["NetworkMode"] == "none" and host["CapDrop"] == ["ALL"]
     assert "no-new-privileges" in host["SecurityOpt"]
     assert host["PidsLimit"] == 256 and host["Memory"] == 2 * 1024**3 and host["NanoCpus"] == 1_000_000_000
