@@ -11,10 +11,13 @@
    baseline instead: the oracle's per-step tool work through `DockerSandbox.docker_exec` next to
    the persistent shell (`DockerSandbox.exec`), in the same sandboxes.
 
+Each of 1-3 is printed with evalkit's sandbox pool on and off (`--pool both`, the default; runs
+interleaved so drift spreads over both), the ratios taken within this one run.
+
 Medians throughout; everything goes to temporary folders and every container is removed.
 
     python benchmarks/run_overhead.py [--repeats 2] [--concurrency 1 2 4] [--reference mswea|docker-exec|none]
-                                      [--no-pool]
+                                      [--pool both|on|off]
 """
 
 from __future__ import annotations
@@ -149,6 +152,11 @@ class EvalkitRun:
     concurrency: int
     wall_s: float
     attempts: list[Attempt]
+    pool: bool = True
+
+
+def pool_label(pool: bool) -> str:
+    return "pool on" if pool else "pool off"
 
 
 def median(values) -> float:
@@ -195,7 +203,7 @@ def evalkit_run(suite: Path, out: Path, run_id: str, concurrency: int, pool: boo
     bad = [r for r in records if not r.resolved or r.error]
     if bad:
         print(f"warning: {run_id}: {len(bad)} attempt(s) unresolved or failed: {[r.task_id for r in bad]}")
-    return EvalkitRun(concurrency, wall, [read_attempt(store.dir, r) for r in records])
+    return EvalkitRun(concurrency, wall, [read_attempt(store.dir, r) for r in records], pool)
 
 
 # -- the oracle's steps as bash commands -------------------------------------------------------
@@ -383,11 +391,13 @@ def run_mswea(
     return rows, note
 
 
-def print_mswea(rows: list[dict], attempts: list[Attempt], expected: dict[str, str], note: str) -> None:
+def print_mswea(rows: list[dict], by_pool: dict[bool, list[Attempt]], expected: dict[str, str], note: str) -> None:
+    """One column per pool setting, each with its ratio to mini-swe-agent."""
     same = sum(r["patch"] == expected[r["task_id"]] for r in rows)
+    settings = sorted(by_pool, reverse=True)  # pool on first
 
-    def evalkit_ms(seconds) -> float:
-        return median(a.per_step(seconds(a)) for a in attempts) * 1000
+    def evalkit_ms(seconds) -> list[float]:
+        return [median(a.per_step(seconds(a)) for a in by_pool[pool]) * 1000 for pool in settings]
 
     def mswea_ms(seconds) -> float:
         return median(seconds(r) / max(1, r["turns"]) for r in rows) * 1000
@@ -421,17 +431,32 @@ def print_mswea(rows: list[dict], attempts: list[Attempt], expected: dict[str, s
     ]
     print(f"\n3. Reference: {note}, docker environment, the oracle's steps as bash tool calls")
     print("   served by `evalkit serve --policy replay`; concurrency 1")
-    print(f"{'per step':24} {'evalkit':>10} {'mini-swe-agent':>16} {'evalkit / mswea':>16}")
-    for label, ours, theirs in lines:
-        print(f"{label:24} {ours:7.1f} ms {theirs:13.1f} ms {ours / theirs:16.2f}")
-    per_task_ours = median(a.open_s + a.close_s for a in attempts)
-    per_task_theirs = median(r["agent_s"] - r["loop_s"] for r in rows)
+    names = [f"evalkit, {pool_label(pool)}" for pool in settings]
     print(
-        f"{'sandbox setup + teardown':24} {per_task_ours:8.2f} s {per_task_theirs:14.2f} s"
-        f" {per_task_ours / per_task_theirs:16.2f}   (per task, not per step)"
+        f"{'per step':24}"
+        + "".join(f" {n:>18}" for n in names)
+        + f" {'mini-swe-agent':>15}"
+        + "".join(f" {'ratio, ' + pool_label(pool):>17}" for pool in settings)
     )
+    for label, ours, theirs in lines:
+        print(
+            f"{label:24}"
+            + "".join(f" {v:15.1f} ms" for v in ours)
+            + f" {theirs:12.1f} ms"
+            + "".join(f" {v / theirs:17.2f}" for v in ours)
+        )
+    per_task_theirs = median(r["agent_s"] - r["loop_s"] for r in rows)
+    per_task_ours = [median(a.open_s + a.close_s for a in by_pool[pool]) for pool in settings]
     print(
-        f"(medians of {len(attempts)} evalkit attempts and {len(rows)} mini-swe-agent attempts;"
+        f"{'sandbox setup + teardown':24}"
+        + "".join(f" {v:16.2f} s" for v in per_task_ours)
+        + f" {per_task_theirs:13.2f} s"
+        + "".join(f" {v / per_task_theirs:17.2f}" for v in per_task_ours)
+        + "   (per task, not per step)"
+    )
+    attempts = by_pool[settings[0]]
+    print(
+        f"(medians of {len(attempts)} evalkit attempts per setting and {len(rows)} mini-swe-agent attempts;"
         f" {median(r['turns'] for r in rows):g} steps and {median(r['actions'] for r in rows):g} commands a task;"
         f" diffs identical to evalkit's: {same}/{len(rows)})"
     )
@@ -475,12 +500,15 @@ def run_docker_exec(attempts: list[Attempt], tasks: dict[str, Task], expected: d
 
 
 # -- main --------------------------------------------------------------------------------------
-def print_overhead(runs: list[EvalkitRun], concurrency: int, repeats: int) -> list[Attempt]:
+def print_overhead(runs: list[EvalkitRun], concurrency: int, repeats: int, pool: bool) -> list[Attempt]:
     attempts = [a for run in runs if run.concurrency == concurrency for a in run.attempts]
     by_task: dict[str, list[Attempt]] = {}
     for attempt in attempts:
         by_task.setdefault(attempt.record.task_id, []).append(attempt)
-    print(f"\n1. Harness overhead per task and per step (concurrency {concurrency}, medians over {repeats} run(s))")
+    print(
+        f"\n1. Harness overhead per task and per step ({pool_label(pool)}, concurrency {concurrency},"
+        f" medians over {repeats} run(s))"
+    )
     header = f"{'task':24} {'turns':>5} {'calls':>5} {'wall s':>7} {'model s':>8} {'test s':>7} {'overhead s':>10}"
     print(f"{header} {'harness/step':>13} {'bookkeeping/step':>17}")
 
@@ -514,14 +542,18 @@ def print_overhead(runs: list[EvalkitRun], concurrency: int, repeats: int) -> li
 
 def print_throughput(runs: list[EvalkitRun], levels: list[int], n_tasks: int, cores: int) -> None:
     print(f"\n2. Tasks per minute of a whole `evalkit run` ({n_tasks} tasks, oracle, {cores} cores; medians)")
-    print(f"{'concurrency':>11} {'wall s':>8} {'tasks/min':>10} {'speed-up':>9} {'harness/step':>13}")
-    base = None
-    for level in levels:
-        group = [r for r in runs if r.concurrency == level]
-        wall = median(r.wall_s for r in group)
-        per_step = median(a.per_step(a.record.agent_s - a.record.model_time_s) for r in group for a in r.attempts)
-        base = base or wall
-        print(f"{level:11d} {wall:8.1f} {n_tasks / (wall / 60):10.1f} {base / wall:8.2f}x {per_step * 1000:10.1f} ms")
+    print(f"{'sandboxes':>9} {'concurrency':>11} {'wall s':>8} {'tasks/min':>10} {'speed-up':>9} {'harness/step':>13}")
+    for pool in sorted({r.pool for r in runs}, reverse=True):
+        base = None
+        for level in levels:
+            group = [r for r in runs if r.concurrency == level and r.pool == pool]
+            wall = median(r.wall_s for r in group)
+            steps = (a.per_step(a.record.agent_s - a.record.model_time_s) for r in group for a in r.attempts)
+            base = base or wall
+            print(
+                f"{pool_label(pool):>9} {level:11d} {wall:8.1f} {n_tasks / (wall / 60):10.1f} {base / wall:8.2f}x"
+                f" {median(steps) * 1000:10.1f} ms"
+            )
     print("(wall = the `evalkit run` process from start to exit, CLI start-up and summary included)")
 
 
@@ -542,7 +574,7 @@ def main() -> None:
     parser.add_argument("--suite", type=Path, default=ROOT / "tasks" / "demo")
     parser.add_argument("--repeats", type=int, default=2, help="runs of the suite per concurrency level")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2, 4])
-    parser.add_argument("--no-pool", dest="pool", action="store_false", help="evalkit run --no-pool")
+    parser.add_argument("--pool", choices=["both", "on", "off"], default="both", help="evalkit's sandbox pool")
     parser.add_argument("--reference", choices=["mswea", "docker-exec", "none"], default="mswea")
     parser.add_argument("--mswea-venv", type=Path, default=Path("/tmp/mswea-venv"))
     args = parser.parse_args()
@@ -556,25 +588,29 @@ def main() -> None:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(
         f"evalkit run overhead: suite {suite.name} ({len(tasks)} tasks), oracle model, {args.repeats} repeat(s),"
-        f" sandbox pool {'on' if args.pool else 'off'};"
+        f" sandbox pool {args.pool};"
         f" {os.cpu_count()} cores, load average at start {load}"
     )
     with tempfile.TemporaryDirectory(prefix="evalkit-run-overhead-") as name:
         tmp = Path(name)
         runs = []
-        for repeat in range(args.repeats):  # interleaved, so drift spreads over every level
+        pools = {"both": [True, False], "on": [True], "off": [False]}[args.pool]
+        for repeat in range(args.repeats):  # interleaved, so drift spreads over every level and setting
             for level in levels:
-                run_id = f"overhead-{token}-c{level}-r{repeat}"
-                run_ids.add(run_id)
-                runs.append(evalkit_run(args.suite, tmp / "runs", run_id, level, args.pool))
-        attempts = print_overhead(runs, levels[0], args.repeats)
+                for pool in pools:
+                    run_id = f"overhead-{token}-c{level}-r{repeat}-{'pool' if pool else 'nopool'}"
+                    run_ids.add(run_id)
+                    runs.append(evalkit_run(args.suite, tmp / "runs", run_id, level, pool))
+        by_pool = {
+            pool: print_overhead([r for r in runs if r.pool == pool], levels[0], args.repeats, pool) for pool in pools
+        }
         print_throughput(runs, levels, len(tasks), os.cpu_count() or 0)
         first = {a.record.task_id: a for a in runs[0].attempts}  # the oracle's steps, as recorded
         expected = {task_id: a.record.model_patch for task_id, a in first.items()}
         if args.reference == "mswea":
             try:
                 rows, note = run_mswea(args.mswea_venv, list(first.values()), tasks, args.repeats, tmp)
-                print_mswea(rows, attempts, expected, note)
+                print_mswea(rows, by_pool, expected, note)
             except Skip as exc:
                 print("\n3. Reference: the oracle's tool work per step, persistent shell vs plain `docker exec`")
                 print(f"   (mini-swe-agent skipped: {exc})")
