@@ -25,7 +25,10 @@ from unidiff.errors import UnidiffParseError
 from evalkit.errors import EvalkitError
 
 
-def _parse(diff: str) -> PatchSet:
+@lru_cache(maxsize=128)  # more than a scoring batch (`run_scores.LINT_BATCH`) and its tasks
+def parsed_diff(diff: str) -> PatchSet:
+    """The parsed diff, remembered: scoring one attempt reads its change and the task's reference
+    some ten times over. Callers only read what it returns."""
     try:
         return PatchSet(diff)
     except UnidiffParseError as exc:
@@ -39,7 +42,7 @@ def _strip_prefix(path: str) -> str:
 def changed_paths(diff: str) -> list[str]:
     """Every file a diff touches (the new path; the old one for deletions)."""
     paths = []
-    for patched in _parse(diff):
+    for patched in parsed_diff(diff):
         path = patched.source_file if patched.is_removed_file else patched.target_file
         paths.append(_strip_prefix(path))
     return paths
@@ -47,13 +50,13 @@ def changed_paths(diff: str) -> list[str]:
 
 def changed_lines(diff: str) -> int:
     """Added plus removed lines, headers excluded."""
-    return sum(p.added + p.removed for p in _parse(diff))
+    return sum(p.added + p.removed for p in parsed_diff(diff))
 
 
 def patched_text(base: str | None, diff: str, path: str) -> str | None:
     """`path` as `diff` leaves it, from its base text (None: absent before, or deleted after). Exact
     application, as for a validated reference change; a path the diff does not touch is `base`."""
-    for patched in _parse(diff):
+    for patched in parsed_diff(diff):
         if _strip_prefix(patched.target_file if not patched.is_removed_file else patched.source_file) != path:
             continue
         if patched.is_removed_file:
@@ -83,7 +86,7 @@ def substantive_paths(diff: str) -> list[str]:
     """Files in which `diff` changes more than whitespace (binary changes count): what is left of
     a change once reformatting and blank lines are set aside. A diff that is not one has none."""
     try:
-        files = _parse(diff)
+        files = parsed_diff(diff)
     except EvalkitError:
         return []
     paths = []

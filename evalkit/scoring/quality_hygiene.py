@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from unidiff import PatchedFile, PatchSet
+from unidiff import PatchedFile
 from unidiff.patch import Hunk, Line
 
-from evalkit.diffs import changed_paths, is_test_path
+from evalkit.diffs import changed_paths, is_test_path, parsed_diff
 
 LITTER = ("*.orig", "*.rej", "*.bak", "*~", "*.swp", ".DS_Store", "*.log", "*.pyc")
 SCRATCH = ("scratch*.py", "tmp*.py", "debug*.py", "repro*.py", "test_*.py")
@@ -57,7 +57,7 @@ def changed_files(diff: str) -> list[ChangedFile]:
     """The files of a diff (none for text without file headers); `EvalkitError` when it is broken."""
     paths = changed_paths(diff)
     files = []
-    for path, patched in zip(paths, PatchSet(diff), strict=True):
+    for path, patched in zip(paths, parsed_diff(diff), strict=True):
         if patched.is_added_file:
             source = None
         elif patched.is_rename:

@@ -41,10 +41,8 @@ from __future__ import annotations
 
 import re
 
-from unidiff import PatchSet
-from unidiff.errors import UnidiffParseError
-
-from evalkit.diffs import is_test_path
+from evalkit.diffs import is_test_path, parsed_diff
+from evalkit.errors import EvalkitError
 from evalkit.integrity import FlagKind, IntegrityFlag
 from evalkit.verify.test_infra import COMPILED_CODE, SHADOWS_RUNNER, STARTUP_HOOK, plan_for
 
@@ -108,8 +106,8 @@ _ATEXIT = re.compile(r"\batexit\b")
 def scan_source_diff(patch: str) -> list[IntegrityFlag]:
     """The test_tampering flags of a diff's non-test files (rules: the module docstring)."""
     try:
-        files = list(PatchSet(patch))
-    except (UnidiffParseError, ValueError, LookupError, TypeError):
+        files = list(parsed_diff(patch))
+    except (EvalkitError, ValueError, LookupError, TypeError):
         return []
     flags: list[IntegrityFlag] = []
     for patched in files:
