@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit 
     from evalkit.models.endpoint import ModelSpec
     from evalkit.runs.store import RunStore
     from evalkit.scoring.attempt_scores import ScoringSettings
+    from evalkit.scoring.run_scores import WorkspaceSource
     from evalkit.scoring.run_summary import RunSummary
     from evalkit.tasks import Task
 
@@ -226,7 +227,12 @@ def run(
     finally:
         backend.close()
     summary = _score_and_show(
-        store, {t.id: t for t in loaded.tasks}, settings, judge_client, f"run {run_id} on {loaded.name}"
+        store,
+        {t.id: t for t in loaded.tasks},
+        settings,
+        judge_client,
+        f"run {run_id} on {loaded.name}",
+        workspace=getattr(backend, "workspace", None),  # the workspaces the backend built, when it keeps them
     )
     if baseline_dir is not None:
         code = compare_command(baseline_dir, store.dir, console=console)  # the default max drop and alpha
@@ -270,7 +276,12 @@ def _judge_client(name: str | None, models_config: dict, config_path: Path) -> C
 
 
 def _score_and_show(
-    store: RunStore, tasks: dict[str, Task], settings: ScoringSettings, judge: ChatClient | None, title: str
+    store: RunStore,
+    tasks: dict[str, Task],
+    settings: ScoringSettings,
+    judge: ChatClient | None,
+    title: str,
+    workspace: WorkspaceSource | None = None,
 ) -> RunSummary:
     from evalkit.runs.display import errors_line, skipped_tasks_lines, summary_table
     from evalkit.runs.paths import RESULTS, SCORES, SUMMARY, TRAJECTORIES
@@ -278,7 +289,7 @@ def _score_and_show(
 
     warn = lambda message: err_console.print(f"[yellow]warning[/] {escape(message)}", soft_wrap=True)  # noqa: E731
     with err_console.status("scoring"):
-        summary = score_run(store, tasks, settings, judge, warn).summary
+        summary = score_run(store, tasks, settings, judge, warn, workspace).summary
     console.print(summary_table(summary.models, title))
     written = summary.model_dump(mode="json")  # as summary.json holds it
     for line in skipped_tasks_lines(written):

@@ -27,7 +27,14 @@ from evalkit.scoring.efficiency import EfficiencyScore, score_efficiency
 from evalkit.scoring.interaction import InteractionPenalties, InteractionScore, score_interaction
 from evalkit.scoring.judge import JudgeVerdict
 from evalkit.scoring.prices import Price, price_table
-from evalkit.scoring.quality import DEFAULT_FORBIDDEN, QualityScore, score_quality
+from evalkit.scoring.quality import (
+    DEFAULT_FORBIDDEN,
+    QualityCache,
+    QualityDraft,
+    QualityScore,
+    draft_quality,
+    score_quality,
+)
 from evalkit.tasks.model import Limits, Task
 from evalkit.verify.integrity_scan import recorded_test_flags, scan_attempt
 
@@ -114,6 +121,22 @@ def _started_limits(events: list[dict]) -> Limits | None:
     return Limits.model_validate(start["limits"]) if "limits" in start else None
 
 
+def _forbidden(task: Task, settings: ScoringSettings) -> list[str]:
+    return [*settings.forbidden, *filter(None, task.metadata.get("forbidden", "").split(","))]
+
+
+def draft_attempt_quality(
+    task: Task,
+    record: AttemptRecord,
+    base_file: Callable[[str], str | None],
+    settings: ScoringSettings,
+    cache: QualityCache,
+) -> QualityDraft:
+    """The attempt's quality axis but for lint, so that a run can lint many attempts at once and
+    hand each `finish_quality`'s result to `score_attempt(quality=...)`."""
+    return draft_quality(record.model_patch, task.patch, base_file, _forbidden(task, settings), None, cache)
+
+
 def score_attempt(
     task: Task,
     record: AttemptRecord,
@@ -122,11 +145,15 @@ def score_attempt(
     settings: ScoringSettings,
     price: Price | None,
     judge: JudgeVerdict | None = None,
+    quality_cache: QualityCache | None = None,
+    quality: QualityScore | None = None,
 ) -> AttemptScores:
     """All four axes of one attempt; None on those whose evidence the agent did not produce. No
     work (see `did_work`) earns 0 on quality, efficiency, interaction (where they apply) and the
     composite; a failing integrity verdict under `integrity = "fail"` earns 0 on correctness and
-    the composite, whatever the tests said. The figures behind each axis are kept either way."""
+    the composite, whatever the tests said. The figures behind each axis are kept either way.
+    `quality_cache` is what a run's attempts share (see `QualityCache`), and `quality` the quality
+    axis when the caller scored it already (`draft_attempt_quality`); neither changes a score."""
     integrity = scan_attempt(
         events, record.model_patch, recorded_test_flags(record.integrity), record.integrity.restored
     )
@@ -140,8 +167,10 @@ def score_attempt(
         pass_to_pass=_fraction(record.pass_to_pass.passed, record.pass_to_pass.failed),
         patch_applied=record.patch_applied,
     )
-    forbidden = [*settings.forbidden, *filter(None, task.metadata.get("forbidden", "").split(","))]
-    quality = score_quality(record.model_patch, task.patch, base_file, forbidden=forbidden)
+    if quality is None:
+        quality = score_quality(
+            record.model_patch, task.patch, base_file, forbidden=_forbidden(task, settings), cache=quality_cache
+        )
     limits = record.limits or _started_limits(events) or task.limits  # as the run set them
     efficiency = score_efficiency(record, limits, price)
     touched = changed_paths(record.model_patch) if record.model_patch.strip() else []

@@ -38,17 +38,14 @@ not apply to the base files, scores 0 with a note and no parts.
 from __future__ import annotations
 
 import ast
-import importlib.util
-import json
 import os
-import re
 import shutil
-import subprocess
-import sys
 import tempfile
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 
@@ -57,6 +54,7 @@ from pydantic import BaseModel, Field
 from evalkit.diffs import GIT_APPLY, PATCH_FUZZ, changed_lines, changed_paths, is_test_path
 from evalkit.errors import EvalkitError
 from evalkit.scoring.quality_hygiene import ChangedFile, changed_files, hygiene_findings, non_test_diff
+from evalkit.scoring.quality_lint import Linter, RuffUnavailable, run_tool
 
 DEFAULT_FORBIDDEN = (
     "*.lock",
@@ -68,11 +66,7 @@ DEFAULT_FORBIDDEN = (
     "pnpm-lock.yaml",
 )
 DEFAULT_WEIGHTS = MappingProxyType({"lint": 0.25, "syntax": 0.2, "hygiene": 0.25, "scope": 0.15, "size": 0.15})
-RUFF_ARGS = ("--isolated", "--no-cache", "--exit-zero", "--output-format", "json")
-RUFF_RULES = ("--select", "E4,E7,E9,F,B", "--target-version", "py311")
 NOT_APPLIED = "the patch does not apply to the base files"
-
-_RULE_CODE = re.compile(r"[A-Z]+[0-9]+")
 
 
 class QualityScore(BaseModel):
@@ -98,21 +92,83 @@ class QualityScore(BaseModel):
     note: str | None = None
 
 
+class QualityCache:
+    """What scoring many changes shares: ruff's findings by file content, and one folder with an
+    empty git repository where each change is applied in turn (emptied but for `.git` before
+    each), rather than a new folder and a `git init` each time: folders cost more than files on a
+    busy disk. One per run and thread (`score_run` makes it); `score_quality` makes its own when
+    given none. Close it when done."""
+
+    def __init__(self) -> None:
+        self.linter = Linter()
+        self._scratch = tempfile.TemporaryDirectory(prefix="evalkit-quality-")
+        self.workdir = Path(self._scratch.name)
+
+    def close(self) -> None:
+        self._scratch.cleanup()
+
+    def __enter__(self) -> QualityCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@lru_cache(maxsize=64)
+def _reference_facts(reference_patch: str) -> tuple[list[str], int, list[ChangedFile]]:
+    """The files the reference changes, its non-test changed lines, its files read: the same for
+    every attempt at a task. Callers only read them."""
+    return changed_paths(reference_patch), changed_lines(non_test_diff(reference_patch)), changed_files(reference_patch)
+
+
 def score_quality(
     patch: str,
     reference_patch: str,
     base_file: Callable[[str], str | None],
     forbidden: Sequence[str] = DEFAULT_FORBIDDEN,
     weights: Mapping[str, float] | None = None,
+    cache: QualityCache | None = None,
 ) -> QualityScore:
-    """Score `patch` against the task's `reference_patch` over the base tree read by `base_file`.
+    """Score `patch` against the task's `reference_patch` over the base tree read by `base_file`;
+    `cache` carries what a run's changes share (it changes no score).
 
     A reference patch that is not a diff is the task's fault and raises `EvalkitError`; a candidate
     that is not one scores 0.
     """
+    if cache is None:
+        with QualityCache() as cache:
+            return score_quality(patch, reference_patch, base_file, forbidden, weights, cache)
+    return finish_quality(draft_quality(patch, reference_patch, base_file, forbidden, weights, cache), cache.linter)
+
+
+@dataclass(frozen=True)
+class QualityDraft:
+    """A change scored on every part but lint, with the files lint compares: the drafts of many
+    changes can be linted in one ruff run (`Linter.lint(draft.lint_files)`) before each is finished."""
+
+    unscored: QualityScore | None  # the change cannot be scored: this is its score
+    weights: dict[str, float]
+    parts: dict[str, float]  # every part but lint, unrounded
+    figures: dict  # the QualityScore fields behind the parts
+    after: dict[str, bytes]  # the touched .py files as the change leaves them, by path
+    before: dict[str, bytes]  # the same files in the base, by their path after
+
+    @property
+    def lint_files(self) -> list[tuple[str, bytes]]:
+        return [*self.after.items(), *self.before.items()]
+
+
+def draft_quality(
+    patch: str,
+    reference_patch: str,
+    base_file: Callable[[str], str | None],
+    forbidden: Sequence[str],
+    weights: Mapping[str, float] | None,
+    cache: QualityCache,
+) -> QualityDraft:
+    """Everything `score_quality` does but lint: the change applied in `cache.workdir` and read."""
     weights = _check_weights(weights)
-    reference_files = changed_paths(reference_patch)
-    reference_lines = changed_lines(non_test_diff(reference_patch))
+    reference_files, reference_lines, reference = _reference_facts(reference_patch)
     if not patch.strip():
         return _unscored("empty patch", weights, reference_lines)
     try:
@@ -124,51 +180,66 @@ def score_quality(
     if unsafe := [p for f in files for p in (f.path, f.source) if p and not _inside(p)]:
         return _unscored(f"{NOT_APPLIED} (path outside the repository: {unsafe[0]})", weights, reference_lines)
     bases = {f.source: base_file(f.source) for f in files if f.source and not f.patched.is_binary_file}
-
-    with tempfile.TemporaryDirectory(prefix="evalkit-quality-") as tmp:
-        after = _apply(patch, files, bases, Path(tmp) / "after")
-        if after is None:
-            return _unscored(NOT_APPLIED, weights, reference_lines)
-        try:
-            new_lint, note = _new_lint(files, bases, Path(tmp)), None
-        except _RuffUnavailable as exc:
-            new_lint, note = None, f"{exc}: lint part skipped"
+    after = _apply(patch, files, bases, cache.workdir)
+    if after is None:
+        return _unscored(NOT_APPLIED, weights, reference_lines)
+    root = cache.workdir
+    lint_after = {f.path: (root / f.path).read_bytes() for f in files if f.lintable and (root / f.path).is_file()}
+    lint_before = {
+        f.path: text.encode("utf-8")  # as the base file was written for `git apply`
+        for f in files
+        if f.lintable and f.source and (text := bases.get(f.source)) is not None
+    }
 
     syntax_errors = [
         f.path
         for f in files
         if f.lintable and f.path in after and not _parses(after[f.path]) and _parses(bases.get(f.source))
     ]
-    litter = hygiene_findings(files, bases, changed_files(reference_patch), forbidden)
+    litter = hygiene_findings(files, bases, reference, forbidden)
     touched = [f.path for f in files if not is_test_path(f.path)]
     extra = [p for p in touched if p not in reference_files]
     missed = [p for p in reference_files if p not in {f.path for f in files}]
     lines = changed_lines(non_test_diff(patch))
     ratio = round(lines / reference_lines, 4) if reference_lines else None
 
-    parts = {} if new_lint is None else {"lint": max(0.0, 1 - 0.1 * sum(new_lint.values()))}
-    parts["syntax"] = 0.0 if syntax_errors else 1.0
+    parts = {"syntax": 0.0 if syntax_errors else 1.0}
     litter_count = sum(len(found) if isinstance(found, list) else found for found in litter.values())
     parts["hygiene"] = max(0.0, 1 - 0.25 * litter_count)
     parts["scope"] = max(
         0.0, 1 - 0.5 * len(extra) / max(1, len(touched)) - 0.5 * len(missed) / max(1, len(reference_files))
     )
     parts["size"] = _size_part(ratio)
-    parts = {name: round(value, 4) for name, value in parts.items()}
-    used = _normalise({name: weights[name] for name in parts})
+    figures = {
+        "syntax_errors": syntax_errors,
+        **litter,
+        "extra_files": extra,
+        "missed_files": missed,
+        "changed_lines": lines,
+        "reference_lines": reference_lines,
+        "size_ratio": ratio,
+    }
+    return QualityDraft(None, weights, parts, figures, lint_after, lint_before)
+
+
+def finish_quality(draft: QualityDraft, linter: Linter) -> QualityScore:
+    """The draft's score, with the lint part (from what `linter` knows, else one ruff run)."""
+    if draft.unscored is not None:
+        return draft.unscored
+    try:
+        new_lint, note = _new_lint(draft.after, draft.before, linter), None
+    except RuffUnavailable as exc:
+        new_lint, note = None, f"{exc}: lint part skipped"
+    parts = {} if new_lint is None else {"lint": max(0.0, 1 - 0.1 * sum(new_lint.values()))}
+    parts = {name: round(value, 4) for name, value in {**parts, **draft.parts}.items()}
+    used = _normalise({name: draft.weights[name] for name in parts})
     return QualityScore(
         score=round(sum(parts[name] * used[name] for name in parts), 4),
         parts=parts,
         weights=used,
         new_lint=new_lint or {},
-        syntax_errors=syntax_errors,
-        **litter,
-        extra_files=extra,
-        missed_files=missed,
-        changed_lines=lines,
-        reference_lines=reference_lines,
-        size_ratio=ratio,
         note=note,
+        **draft.figures,
     )
 
 
@@ -187,8 +258,9 @@ def _normalise(weights: dict[str, float]) -> dict[str, float]:
     return {name: (w / total if total else 0.0) for name, w in weights.items()}
 
 
-def _unscored(note: str, weights: dict[str, float], reference_lines: int) -> QualityScore:
-    return QualityScore(score=0.0, parts={}, weights=_normalise(weights), reference_lines=reference_lines, note=note)
+def _unscored(note: str, weights: dict[str, float], reference_lines: int) -> QualityDraft:
+    score = QualityScore(score=0.0, parts={}, weights=_normalise(weights), reference_lines=reference_lines, note=note)
+    return QualityDraft(score, weights, {}, {}, {}, {})
 
 
 def _inside(path: str) -> bool:
@@ -201,13 +273,15 @@ def _inside(path: str) -> bool:
 
 def _apply(patch: str, files: list[ChangedFile], bases: dict[str, str | None], root: Path) -> dict[str, str] | None:
     """The after text of every touched text file still present, or None when the patch does not
-    apply. `git apply` first, then `patch --fuzz=5`, each on a fresh copy of the base files."""
+    apply. `git apply` first, then `patch --fuzz=5`, each on a fresh copy of the base files in
+    `root`, an empty repository (neither writes to `.git`: no `--index`)."""
     binary = [f.path for f in files if f.patched.is_binary_file]
     for command in (GIT_APPLY.command(exclude=binary), PATCH_FUZZ.command()):
-        shutil.rmtree(root, ignore_errors=True)
+        _empty_but_git(root)
         _write_tree(root, {path: text for path, text in bases.items() if text is not None})
-        _run(["git", "init", "-q"], root)
-        if _run(command, root, stdin=patch).returncode == 0:
+        if not (root / ".git").is_dir():
+            run_tool(["git", "init", "-q"], root)
+        if run_tool(command, root, stdin=patch).returncode == 0:
             after = {}
             for f in files:
                 target = root / f.path
@@ -217,6 +291,19 @@ def _apply(patch: str, files: list[ChangedFile], bases: dict[str, str | None], r
     return None
 
 
+def _empty_but_git(root: Path) -> None:
+    """Remove what an earlier change left in `root`, keeping its `.git`."""
+    if not root.is_dir():
+        return
+    for entry in os.scandir(root):
+        if entry.name == ".git" and entry.is_dir(follow_symlinks=False):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
+
+
 def _write_tree(root: Path, texts: Mapping[str, str]) -> None:
     root.mkdir(parents=True, exist_ok=True)
     for path, text in texts.items():
@@ -224,71 +311,20 @@ def _write_tree(root: Path, texts: Mapping[str, str]) -> None:
         (root / path).write_text(text, encoding="utf-8", newline="")
 
 
-def _run(command: list[str], cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
-    """Run a tool in `cwd`, with no git variables inherited that could point it at another repository."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    try:
-        return subprocess.run(command, cwd=cwd, input=stdin, capture_output=True, text=True, env=env, timeout=120)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return subprocess.CompletedProcess(command, 127, "", str(exc))
-
-
 # --- lint and syntax --------------------------------------------------------------------------
 
 
-class _RuffUnavailable(Exception):
-    """No ruff to run, or it failed: the lint part is skipped rather than guessed."""
-
-
-def _ruff_command() -> list[str] | None:
-    """The ruff next to this interpreter (no Python start-up), else its module, else ruff on PATH."""
-    beside = Path(sys.executable).parent / "ruff"
-    if beside.is_file():
-        return [str(beside)]
-    if importlib.util.find_spec("ruff") is not None:
-        return [sys.executable, "-m", "ruff"]
-    found = shutil.which("ruff")
-    return [found] if found else None
-
-
-def _new_lint(files: list[ChangedFile], bases: dict[str, str | None], tmp: Path) -> dict[str, int]:
+def _new_lint(after: dict[str, bytes], before: dict[str, bytes], linter: Linter) -> dict[str, int]:
     """Findings per rule the change adds over its touched .py files (after minus before, per file)."""
-    ruff = _ruff_command()
-    if ruff is None:
-        raise _RuffUnavailable("ruff not available")
-    after_root, before_root = tmp / "after", tmp / "before"
-    after = [f.path for f in files if f.lintable and (after_root / f.path).is_file()]
-    before = {f.path: bases[f.source] for f in files if f.lintable and f.source and bases.get(f.source) is not None}
-    _write_tree(before_root, before)
-    found_after = _lint_counts(ruff, after_root, after)
-    found_before = _lint_counts(ruff, before_root, list(before))
+    linter.lint([*after.items(), *before.items()])  # one ruff run for both sides, if not linted yet
+    found_before = linter.counts(before)
     added: Counter[str] = Counter()
-    for path, counts in found_after.items():
+    for path, counts in linter.counts(after).items():
         added.update(counts - found_before.get(path, Counter()))
     return dict(sorted(added.items()))
 
 
-def _lint_counts(ruff: list[str], root: Path, paths: list[str]) -> dict[str, Counter[str]]:
-    """ruff findings per file and rule code, in one run over `paths` (relative to `root`)."""
-    if not paths:
-        return {}
-    done = _run([*ruff, "check", *RUFF_ARGS, *RUFF_RULES, "--", *paths], root)
-    try:
-        findings = json.loads(done.stdout) if done.returncode == 0 else None
-    except json.JSONDecodeError:
-        findings = None
-    if not isinstance(findings, list):
-        raise _RuffUnavailable(f"ruff failed ({done.stderr.strip()[:200] or f'exit {done.returncode}'})")
-    counts: dict[str, Counter[str]] = {}
-    base = root.resolve()
-    for finding in findings:
-        code = finding.get("code") or ""
-        if _RULE_CODE.fullmatch(code) and code != "E999":  # syntax errors come from ast, not ruff
-            path = Path(finding["filename"]).resolve().relative_to(base).as_posix()
-            counts.setdefault(path, Counter())[code] += 1
-    return counts
-
-
+@lru_cache(maxsize=1024)  # a base file is asked about once per attempt that touches it
 def _parses(text: str | None) -> bool:
     """Whether `text` is valid Python; an absent file counts as valid (nothing was broken)."""
     if text is None:

@@ -11,6 +11,7 @@ A reviewer model's verdicts are kept from the previous scoring unless a judge is
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import statistics
@@ -28,29 +29,38 @@ from evalkit.files import write_atomic
 from evalkit.models.client import ChatClient
 from evalkit.records import ERROR_STOP_REASONS, AttemptRecord, utc_now
 from evalkit.runs.store import RunStore
-from evalkit.sandbox.workspace import build_workspace
+from evalkit.sandbox.workspace import Workspace, build_workspace
 from evalkit.scoring.aggregate import best_of_k, bootstrap_ci, pass_at_k
-from evalkit.scoring.attempt_scores import AttemptScores, ScoringSettings, score_attempt
+from evalkit.scoring.attempt_scores import AttemptScores, ScoringSettings, draft_attempt_quality, score_attempt
 from evalkit.scoring.judge import JudgeVerdict, judge_diff
 from evalkit.scoring.prices import price_for
+from evalkit.scoring.quality import QualityCache, finish_quality
+from evalkit.scoring.quality_lint import RuffUnavailable
 from evalkit.scoring.run_summary import RunSummary, ScoredRun
 from evalkit.tasks import Task, load_suite
 
 AXIS_COLUMNS = SCORE_COLUMNS  # every axis and the composite, per attempt
+LINT_BATCH = 50  # attempts whose changes are linted in one ruff run (their diffs stay parsed meanwhile)
 
 
-def base_tree(task: Task) -> Callable[[str], str | None]:
-    """A reader of the task's base files (the workspace the agent started from)."""
+WorkspaceSource = Callable[[Task], Workspace]  # a task's workspace; a backend that made it can hand it over
+
+
+def base_tree(task: Task, workspace: WorkspaceSource | None = None) -> Callable[[str], str | None]:
+    """A reader of the task's base files (the workspace the agent started from), each file
+    decoded once; the workspace comes from `workspace` (e.g. the run's backend) or is built."""
+    built = workspace(task) if workspace is not None else build_workspace(task.source)
     # open for as long as the reader lives: an in-memory archive, nothing to leak
-    archive = tarfile.open(fileobj=io.BytesIO(build_workspace(task.source).archive))  # noqa: SIM115
+    archive = tarfile.open(fileobj=io.BytesIO(built.archive))  # noqa: SIM115
     names = set(archive.getnames())
+    read_before: dict[str, str | None] = {}
 
     def read(path: str) -> str | None:
-        name = f"./{path}"
-        if name not in names:
-            return None
-        member = archive.extractfile(name)
-        return member.read().decode("utf-8", errors="replace") if member else None
+        if path not in read_before:
+            name = f"./{path}"
+            member = archive.extractfile(name) if name in names else None
+            read_before[path] = member.read().decode("utf-8", errors="replace") if member else None
+        return read_before[path]
 
     return read
 
@@ -87,30 +97,14 @@ def score_run(
     settings: ScoringSettings,
     judge: ChatClient | None = None,
     warn: Callable[[str], None] = lambda message: None,
+    workspace: WorkspaceSource | None = None,
 ) -> ScoredRun:
-    """Score every attempt of the run; write scores.jsonl and summary.json, and return both."""
+    """Score every attempt of the run; write scores.jsonl and summary.json, and return both.
+    `workspace` hands over the workspaces the run's backend already built (else they are built,
+    once per task source)."""
     records = sorted(store.records(), key=lambda r: (r.task_id, r.model, r.sample))
-    judges = _previous_judges(store)
-    trees: dict[str, Callable[[str], str | None]] = {}
-    unpriced: set[str] = set()
-    rows = []
-    for record in records:
-        task = tasks.get(record.task_id)
-        if task is None:
-            warn(f"attempt of `{record.task_id}` skipped: the task is not in the suite any more")
-            continue
-        if task.id not in trees:
-            trees[task.id] = base_tree(task)
-        model_id = record.endpoint.get("model", record.model)
-        price = price_for(settings.prices, model_id, record.model)
-        if price is None and model_id not in unpriced:
-            unpriced.add(model_id)
-            warn(f'no price for model `{model_id}`: its cost is left empty (add [prices."{model_id}"] to evalkit.toml)')
-        events = read_trajectory(store.paths.trajectory(record.trajectory)) if record.trajectory else []
-        verdict = judges.get(record.key)
-        if judge is not None:
-            verdict = judge_diff(judge, task.prompt, record.model_patch, task.metadata.get("rubric"))
-        rows.append(score_attempt(task, record, events, trees[task.id], settings, price, verdict))
+    with QualityCache() as quality_cache:
+        rows = _score_attempts(store, records, tasks, settings, judge, warn, workspace, quality_cache)
     write_atomic(store.paths.scores, "".join(row.model_dump_json() + "\n" for row in rows))
     frame = results_frame(records, rows)
     manifest = store.read_manifest()
@@ -263,11 +257,11 @@ def _scored_figures(rows: pd.DataFrame) -> dict:
     }
     judged = rows["judge"].dropna()
     entry["axes"]["judge"] = _mean_ci(judged.groupby(rows["task_id"]).mean()) if len(judged) else None
+    # per task: attempts, resolved ones, composites; read once, not once per k
+    tasks = [(len(t), int(t["resolved"].sum()), t["composite"].dropna().tolist()) for _, t in per_task]
     for k in range(1, samples + 1):
-        entry["pass_at_k"][str(k)] = round(
-            statistics.fmean(pass_at_k(len(t), int(t["resolved"].sum()), k) for _, t in per_task), 4
-        )
-        best = [best_of_k(c, k) for _, t in per_task if len(c := t["composite"].dropna().tolist()) >= k]
+        entry["pass_at_k"][str(k)] = round(statistics.fmean(pass_at_k(n, c, k) for n, c, _ in tasks), 4)
+        best = [best_of_k(composites, k) for _, _, composites in tasks if len(composites) >= k]
         if best:  # over the tasks with a composite on k samples
             entry["best_of_k"][str(k)] = round(statistics.fmean(best), 4)
     entry["avg_at_k"] = entry["axes"]["composite"]["mean"]
@@ -288,3 +282,50 @@ def load_scores(store: RunStore) -> list[AttemptScores]:
     if not path.exists():
         return []
     return [AttemptScores.model_validate_json(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _score_attempts(
+    store: RunStore,
+    records: list[AttemptRecord],
+    tasks: dict[str, Task],
+    settings: ScoringSettings,
+    judge: ChatClient | None,
+    warn: Callable[[str], None],
+    workspace: WorkspaceSource | None,
+    quality_cache: QualityCache,
+) -> list[AttemptScores]:
+    """Every attempt of a task still in the suite, scored; a base tree read per task source, and
+    the quality axis's lint run over `LINT_BATCH` attempts at a time (one ruff start-up, not one
+    per attempt)."""
+    judges = _previous_judges(store)
+    trees: dict[str, Callable[[str], str | None]] = {}
+    unpriced: set[str] = set()
+    scorable = []
+    for record in records:
+        task = tasks.get(record.task_id)
+        if task is None:
+            warn(f"attempt of `{record.task_id}` skipped: the task is not in the suite any more")
+            continue
+        source = task.source.model_dump_json()  # tasks over the same base tree share its reader
+        if source not in trees:
+            trees[source] = base_tree(task, workspace)
+        model_id = record.endpoint.get("model", record.model)
+        if price_for(settings.prices, model_id, record.model) is None and model_id not in unpriced:
+            unpriced.add(model_id)
+            warn(f'no price for model `{model_id}`: its cost is left empty (add [prices."{model_id}"] to evalkit.toml)')
+        scorable.append((record, task, trees[source]))
+    rows = []
+    for start in range(0, len(scorable), LINT_BATCH):
+        batch = scorable[start : start + LINT_BATCH]
+        drafts = [draft_attempt_quality(task, record, tree, settings, quality_cache) for record, task, tree in batch]
+        with contextlib.suppress(RuffUnavailable):  # then each attempt tries alone, and says so in its note
+            quality_cache.linter.lint(file for draft in drafts for file in draft.lint_files)
+        for (record, task, tree), draft in zip(batch, drafts, strict=True):
+            price = price_for(settings.prices, record.endpoint.get("model", record.model), record.model)
+            events = read_trajectory(store.paths.trajectory(record.trajectory)) if record.trajectory else []
+            verdict = judges.get(record.key)
+            if judge is not None:
+                verdict = judge_diff(judge, task.prompt, record.model_patch, task.metadata.get("rubric"))
+            quality = finish_quality(draft, quality_cache.linter)
+            rows.append(score_attempt(task, record, events, tree, settings, price, verdict, quality=quality))
+    return rows

@@ -12,7 +12,7 @@ import pytest
 from toy import diff_of
 
 from evalkit.diffs import changed_paths, is_test_path
-from evalkit.scoring import quality
+from evalkit.scoring import quality_lint
 from evalkit.scoring.quality import DEFAULT_WEIGHTS, score_quality
 
 DEMO_TASK = "ledger-period-filter"
@@ -352,7 +352,7 @@ def test_paths_outside_the_repository_are_refused(repo):
 
 
 def test_without_ruff_the_lint_part_is_skipped_and_its_weight_spread(repo, monkeypatch):
-    monkeypatch.setattr(quality, "_ruff_command", lambda: None)
+    monkeypatch.setattr(quality_lint, "ruff_command", lambda: None)
     result = score(repo, {"pkg/core.py": "import json\n" + AFTER_CORE})
     assert "lint" not in result.parts and result.new_lint == {}
     assert "ruff not available" in result.note
