@@ -32,7 +32,16 @@ def best_of_k(values: Sequence[float], k: int) -> float:
     ordered = sorted(values)
     total = math.comb(n, k)
     # the i-th smallest (1-based) is the maximum of C(i-1, k-1) of the C(n, k) subsets
-    return float(sum(ordered[i - 1] * math.comb(i - 1, k - 1) for i in range(k, n + 1)) / total)
+    return float(sum(ordered[i - 1] * count for i, count in zip(range(k, n + 1), _maxima(n, k), strict=True)) / total)
+
+
+def _maxima(n: int, k: int) -> list[int]:
+    """C(i-1, k-1) for i = k..n, each from the one before (C(i, k-1) = C(i-1, k-1) * i / (i-k+1),
+    exact in integers): a summary asks for every k up to n, and math.comb each time was its cost."""
+    counts = [1]
+    for i in range(k, n):
+        counts.append(counts[-1] * i // (i - k + 1))
+    return counts
 
 
 def bootstrap_ci(

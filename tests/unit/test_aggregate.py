@@ -37,6 +37,17 @@ def test_best_of_k_is_the_expected_maximum_over_all_subsets(k):
     assert best_of_k(values, k) == pytest.approx(statistics.fmean(max(s) for s in subsets))
 
 
+def test_best_of_k_on_many_samples_is_the_closed_form_to_the_last_bit():
+    # summaries store these numbers: the counts are built up in integers, never approximated
+    rng = np.random.default_rng(3)
+    for n in (40, 63, 300):
+        values = [round(float(v), 4) for v in rng.random(n)]
+        ordered = sorted(values)
+        for k in range(1, n + 1):
+            closed = sum(ordered[i - 1] * math.comb(i - 1, k - 1) for i in range(k, n + 1)) / math.comb(n, k)
+            assert best_of_k(values, k) == closed, (n, k)
+
+
 def test_best_of_k_on_outcomes_equals_pass_at_k():
     outcomes = [1, 0, 0, 1, 0, 0]
     for k in range(1, 7):
