@@ -70,6 +70,14 @@ def diff_of(snapshot: Path, edits: dict[str, str | bytes | None]) -> str:
     return diff
 
 
+def write_files(root: Path, files: dict[str, str]) -> Path:
+    """`files` (path -> text) written under `root`, which is returned."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
 def write_toy_suite(root: Path) -> Path:
     """Write a one-task suite folder under `root` and return it."""
     snapshot = root / "repos" / "calc"

@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from toy import diff_of
+from toy import diff_of, write_files
 
 from evalkit.diffs import changed_paths, is_test_path
 from evalkit.scoring import quality_lint
@@ -69,10 +69,7 @@ def reader(root: Path):
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
     """The small repo's base tree, its `base_file`, and the reference change (adds `median`)."""
-    base = tmp_path_factory.mktemp("repo") / "base"
-    for name, text in BASE.items():
-        (base / name).parent.mkdir(parents=True, exist_ok=True)
-        (base / name).write_text(text)
+    base = write_files(tmp_path_factory.mktemp("repo") / "base", BASE)
     return base, reader(base), diff_of(base, {"pkg/core.py": AFTER_CORE})
 
 

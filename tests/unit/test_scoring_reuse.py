@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from toy import diff_of, one_attempt_run
+from toy import diff_of, one_attempt_run, write_files
 
 from evalkit.records import AttemptRecord
 from evalkit.sandbox.workspace import build_workspace
@@ -45,10 +45,7 @@ VARIED = {  # name -> edits over BASE (None: the empty patch)
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
-    base = tmp_path_factory.mktemp("reuse") / "base"
-    for name, text in BASE.items():
-        (base / name).parent.mkdir(parents=True, exist_ok=True)
-        (base / name).write_text(text)
+    base = write_files(tmp_path_factory.mktemp("reuse") / "base", BASE)
     patches = {name: "" if edits is None else diff_of(base, edits) for name, edits in VARIED.items()}
     patches["applies with fuzz"] = patches["reference"].replace(" def total(values):", " def total(numbers):")
     patches["does not apply"] = patches["reference"].replace("pkg/core.py", "pkg/missing.py")
