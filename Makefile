@@ -76,6 +76,7 @@ bench: setup
 	$(VENV)/bin/python benchmarks/sandbox_handover.py
 	$(VENV)/bin/python benchmarks/run_overhead.py
 	$(VENV)/bin/python benchmarks/report_size.py
+	$(VENV)/bin/python benchmarks/score_run.py
 	$(VENV)/bin/python benchmarks/cli_startup.py
 
 clean:  # containers of dead evalkit processes only: runs in progress keep theirs
