@@ -232,7 +232,7 @@ def run(
         settings,
         judge_client,
         f"run {run_id} on {loaded.name}",
-        workspace=getattr(backend, "workspace", None),  # the workspaces the backend built, when it keeps them
+        workspace=backend.workspace,  # the workspaces the backend built for the run
     )
     if baseline_dir is not None:
         code = compare_command(baseline_dir, store.dir, console=console)  # the default max drop and alpha

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from evalkit.sandbox.engine_watch import EngineWatch
+    from evalkit.sandbox.workspace import Workspace
     from evalkit.tasks.model import Task
 
 DEFAULT_OUTPUT_LIMIT = 64_000  # bytes of each output stream a command keeps, unless the caller says otherwise
@@ -112,6 +113,11 @@ class SandboxBackend(Protocol):
 
     def open(self, task: Task, role: str, network: bool = False) -> Sandbox:
         """A sandbox holding `task`'s base workspace; `role` says what it is for (agent, score)."""
+        ...
+
+    def workspace(self, task: Task) -> Workspace:
+        """`task`'s base tree as this backend puts it into its sandboxes, built once per task and
+        kept for the run (scoring reads the base files from it instead of building it again)."""
         ...
 
     def prepare(self, requests: Sequence[SandboxRequest], capacity: int) -> None:
