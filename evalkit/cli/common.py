@@ -8,10 +8,13 @@ imported inside it, so `evalkit --help` or a mistyped option answers at once
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import signal
 import sys
+import threading
 import time
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -170,3 +173,15 @@ def main() -> None:
     except EvalkitError as exc:
         err_console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(2)
+
+
+def import_in_background(module: str) -> None:
+    """Import `module` in a daemon thread, for a command that needs it only at its end (scoring after
+    the attempts): its libraries load while the sandboxes work instead of before. Python's import
+    lock makes the later real import wait for this one; a failure shows there, not here."""
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            import_module(module)
+
+    threading.Thread(target=load, name=f"import {module}", daemon=True).start()

@@ -21,6 +21,7 @@ from evalkit.cli.common import (
     console,
     err_console,
     given_options,
+    import_in_background,
     new_run_id,
     run_id_option,
 )
@@ -136,7 +137,6 @@ def run(
     from evalkit.agent.registry import check_agent
     from evalkit.models.backoff import EndpointRegistry
     from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
-    from evalkit.report.compare_command import compare_command
     from evalkit.runs.display import RunDisplay
     from evalkit.runs.orchestrate import LimitOverrides, execute, open_run, plan_attempts
     from evalkit.runs.resume import RunArgs, model_specs, resume_args, run_options
@@ -201,6 +201,7 @@ def run(
         err_console.print(f"resuming run {run_id}: {counted(skipped, 'finished attempt')} kept, {len(plan)} to go")
     overrides = args.overrides
     backend = _open_backend(run_id, args.backend)
+    import_in_background("evalkit.scoring.run_scores")  # pandas and scipy load while the first attempts run
     try:
         endpoints = EndpointRegistry()
         with RunDisplay(err_console, len(plan), names, endpoints, engine=backend.engine) as display:
@@ -235,6 +236,8 @@ def run(
         workspace=backend.workspace,  # the workspaces the backend built for the run
     )
     if baseline_dir is not None:
+        from evalkit.report.compare_command import compare_command
+
         code = compare_command(baseline_dir, store.dir, console=console)  # the default max drop and alpha
         if code:
             raise typer.Exit(code)
