@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -93,7 +94,7 @@ def build_base_image(
     recipes = recipes_dir() / "base"
     if not offline and _registry_reachable(client):
         log(f"building {tag} from {REGISTRY_BASE}")
-        client.images.build(path=str(recipes), dockerfile="Dockerfile.registry", tag=tag, rm=True)
+        client.images.build(path=str(recipes), dockerfile="Dockerfile.registry", tag=tag, rm=True, forcerm=True)
         return tag
     if os.geteuid() != 0:
         raise SandboxError("no registry answers and debootstrap needs root: run `evalkit sandbox build-base` as root")
@@ -132,7 +133,27 @@ def resolve_image(client: docker.DockerClient, image: str, base: str = BASE_IMAG
     with _build_lock:
         if not image_exists(client, tag):
             try:
-                client.images.build(path=str(recipe), tag=tag, buildargs={"BASE_IMAGE": base}, rm=True)
+                # forcerm: a failing step's container goes too (rm alone keeps it, unlabelled, unfindable)
+                client.images.build(path=str(recipe), tag=tag, buildargs={"BASE_IMAGE": base}, rm=True, forcerm=True)
             except docker.errors.BuildError as exc:
-                raise SandboxError(f"building recipe {recipe}: {exc.msg}") from None
+                said = _last_output(exc.build_log)
+                raise SandboxError(
+                    f"building recipe {recipe}: {exc.msg}" + (f" (last output: {said})" if said else "")
+                ) from None
     return tag
+
+
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _last_output(build_log) -> str:
+    """The last line the failing step printed, from the engine's build log (colour codes, which the
+    engine puts around a step's stderr, taken out)."""
+    streams = (str(entry.get("stream", "")) for entry in build_log or [] if isinstance(entry, dict))
+    lines = [
+        line.strip()
+        for text in streams
+        for line in _COLOUR.sub("", text).splitlines()
+        if line.strip() and not line.strip().startswith(("Step ", "---> ", "Removing intermediate"))
+    ]
+    return lines[-1][:300] if lines else ""
