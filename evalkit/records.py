@@ -29,6 +29,7 @@ class StopReason(StrEnum):
     CONTEXT_OVERFLOW = "context_overflow"  # the endpoint refused the conversation as too long
     ENDPOINT_ERROR = "endpoint_error"  # no usable answer after retries, or a non-retryable HTTP error
     SANDBOX_ERROR = "sandbox_error"  # the harness lost the sandbox; not the model's fault
+    ENVIRONMENT_ERROR = "environment_error"  # the task's hidden tests do not run here, whatever the change
 
 
 class ToolFault(StrEnum):
@@ -59,7 +60,9 @@ class TestGroupResult(BaseModel):
 
 
 # The endpoint or the harness failed, not the model: such attempts are errors, never scores.
-ERROR_STOP_REASONS = frozenset({StopReason.ENDPOINT_ERROR.value, StopReason.SANDBOX_ERROR.value})
+ERROR_STOP_REASONS = frozenset(
+    {StopReason.ENDPOINT_ERROR.value, StopReason.SANDBOX_ERROR.value, StopReason.ENVIRONMENT_ERROR.value}
+)
 # retried by every resume; endpoint errors only with --retry-errors
 RERUN_STOP_REASONS = frozenset({StopReason.SANDBOX_ERROR.value})
 

@@ -93,7 +93,9 @@ def run_attempt(
         if outcome.stop_reason is not StopReason.SANDBOX_ERROR:
             correctness = evaluate_patch(task, patch, backend)
             trajectory.event("correctness", result=correctness.model_dump(mode="json", exclude={"log"}))
-            if correctness.error and not correctness.patch_empty and correctness.patch_applied:
+            if correctness.environment_error:  # not the model's fault: an error, never a score
+                outcome.stop_reason, outcome.error = StopReason.ENVIRONMENT_ERROR, correctness.error
+            elif correctness.error and not correctness.patch_empty and correctness.patch_applied:
                 outcome.error = outcome.error or f"scoring: {correctness.error}"
             restored = [r.label() for r in correctness.restored]
             integrity = scan_attempt(read_trajectory(path), patch, correctness.integrity_flags, restored)

@@ -11,6 +11,7 @@ recorded as an integrity flag.
 
 from __future__ import annotations
 
+import re
 import shlex
 import time
 
@@ -56,6 +57,7 @@ class CorrectnessResult(BaseModel):
     restored: list[RestoredChange] = Field(default_factory=list)  # candidate parts put back before the tests
     integrity_flags: list[IntegrityFlag] = Field(default_factory=list)  # what the test run showed
     error: str | None = None  # a harness or task problem, as opposed to a wrong answer
+    environment_error: bool = False  # the hidden tests do not run here even without a change: `error` says why
     durations: dict[str, float] = Field(default_factory=dict)
     log: str = ""
 
@@ -96,6 +98,39 @@ def _apply_hidden_tests(sandbox: Sandbox, task: Task, base_commit: str, log: lis
     result = sandbox.exec(GIT_APPLY.shell(path), timeout=120)
     log.append(f"$ apply hidden tests\n{result.stdout}{result.stderr}")
     return None if result.ok else f"the task's test_patch does not apply: {result.stderr.strip()[:200]}"
+
+
+# most telling first: pytest's `E   ModuleNotFoundError: ...`, then any `XError: ...`, then `ERROR ...`
+_FAILING_LINES = (
+    re.compile(r"^E\s+(\w*(?:Error|Exception)\b:.*)$", re.MULTILINE),
+    re.compile(r"^\s*(\w*(?:Error|Exception)\b.*)$", re.MULTILINE),
+    re.compile(r"^(ERROR\b.*)$", re.MULTILINE),
+)
+
+
+def first_failing_line(log: str) -> str:
+    """The line of a test run's output that says best why it failed (`ModuleNotFoundError: No
+    module named 'docutils'`), else its last line: what a person reads first to fix an environment."""
+    for pattern in _FAILING_LINES:
+        if found := pattern.search(log):
+            return found.group(1).strip()[:300]
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    return lines[-1][:300] if lines else "no output"
+
+
+def _blame(task: Task, result: CorrectnessResult, backend: SandboxBackend) -> CorrectnessResult:
+    """The tests left no report: either the candidate stopped the run (a wrong answer) or the
+    environment cannot run them at all (an error, never a score). The base tree with the hidden
+    tests tells which; an empty candidate is that probe already."""
+    probe = result if result.patch_empty else evaluate_patch(task, "", backend)
+    if probe.tests_ran:
+        return result
+    if probe.environment_error:  # the probe's own verdict, already worded
+        return result.model_copy(update={"environment_error": True, "error": probe.error})
+    said = probe.error or first_failing_line(probe.log)
+    return result.model_copy(
+        update={"environment_error": True, "error": f"the tests do not run here, even without a change: {said}"}
+    )
 
 
 def listed_test_files(task: Task) -> list[str]:
@@ -155,4 +190,6 @@ def evaluate_patch(task: Task, patch: str, backend: SandboxBackend) -> Correctne
     timings["total"] = time.monotonic() - started
     result.durations = {k: round(v, 3) for k, v in timings.items()}
     result.log = "\n".join(log)[-LOG_LIMIT:]
+    if result.patch_applied and not result.tests_ran and result.error is None:
+        result = _blame(task, result, backend)
     return result

@@ -56,6 +56,11 @@ def assess_health(task: Task, gold: list[CorrectnessResult], empty: CorrectnessR
     flaky_tests = _flaky_tests(gold)
     if flaky_tests:
         problems.append(f"flaky: {', '.join(flaky_tests[:5])} changed outcome between identical runs")
+    # an environment that cannot run the tests, or a sandbox that never opened (a failed build, a
+    # missing repository): nothing else about the task can be judged, so nothing else is said
+    blocking = [run.error for run in [*gold, empty] if run.error and (run.environment_error or not run.patch_applied)]
+    if blocking:
+        problems = blocking
     gold_runs = [run.resolved for run in gold]
     gold_resolved = all(gold_runs)
     return TaskHealth(
@@ -82,8 +87,10 @@ def validate_task(task: Task, backend: SandboxBackend, gold_runs: int = 3) -> Ta
     """Score the reference patch `gold_runs` times and the empty patch once."""
     started = time.monotonic()
     try:
-        gold = [evaluate_patch(task, task.patch, backend) for _ in range(gold_runs)]
         empty = evaluate_patch(task, "", backend)
+        if empty.environment_error:  # the reference cannot be judged either: not run three times for nothing
+            return assess_health(task, [empty], empty, time.monotonic() - started)
+        gold = [evaluate_patch(task, task.patch, backend) for _ in range(gold_runs)]
     except EvalkitError as exc:
         failed = CorrectnessResult(task_id=task.id, error=str(exc))
         return assess_health(task, [failed], failed, time.monotonic() - started)

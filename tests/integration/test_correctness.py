@@ -62,3 +62,20 @@ def test_hidden_tests_are_not_in_the_workspace_before_scoring(toy_task, backend)
     assert found.stdout.split("\n")[0].strip() == "1"
     assert "test_power" not in found.stdout and "calc/__init__.py" not in found.stdout
     assert HIDDEN_TEST.splitlines()[0] not in found.stdout
+
+
+def test_tests_that_cannot_run_in_the_environment_are_an_error_not_a_wrong_answer(toy_task, backend, snapshot):
+    missing = diff_of(snapshot, {"tests/conftest.py": "import evalkit_missing_dependency  # noqa\n"})
+    broken_env = toy_task.model_copy(update={"test_patch": toy_task.test_patch + missing})
+    for patch in (toy_task.patch, ""):
+        result = evaluate_patch(broken_env, patch, backend)
+        assert not result.tests_ran and not result.resolved
+        assert result.environment_error, result.log
+        assert "No module named 'evalkit_missing_dependency'" in (result.error or ""), result.error
+
+
+def test_a_candidate_that_stops_the_test_run_is_a_wrong_answer_not_an_environment_error(toy_task, backend, snapshot):
+    exits = BASE_FILES["calc/__init__.py"] + "\nimport os\nos._exit(3)\n"
+    result = evaluate_patch(toy_task, diff_of(snapshot, {"calc/__init__.py": exits}), backend)
+    assert result.patch_applied and not result.tests_ran and not result.resolved
+    assert not result.environment_error and result.error is None

@@ -144,7 +144,8 @@ function tableNotes(suite) {
     "integrity: attempts whose integrity scan failed them (test or harness tampering: unresolved, composite 0) " +
       "and those only flagged as a warning (git history, network, hidden-test probes, writes outside the " +
       "workspace); hover for the kinds. An attempt that changed nothing scores 0 on every axis.",
-    "errors: attempts that ended in an endpoint or harness error (endpoint_error, sandbox_error) are not the " +
+    "errors: attempts that ended in an endpoint, harness or environment error (endpoint_error, sandbox_error, " +
+      "environment_error) are not the " +
       "model's failures; a row with any is marked with their count, and one with nothing else shows no result.",
     "◆ marks the Pareto frontier of the chart below. A model tried in several runs of this suite (a baseline " +
       "and a new run) has a row per run, labelled with the run id.",
