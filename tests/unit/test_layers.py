@@ -20,7 +20,7 @@ import evalkit
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("evalkit.errors", "evalkit.wording", "evalkit.plain_errors", "evalkit.files", "evalkit.diffs",
               "evalkit.flag_kinds", "evalkit.integrity", "evalkit.lazy_table", "evalkit.axes")),
-    ("tasks", ("evalkit.tasks",)),
+    ("tasks", ("evalkit.tasks", "evalkit.envs")),  # envs: SWE-bench install specs per (repo, version)
     ("records", ("evalkit.records",)),  # an attempt record carries its task's limits
     ("sandbox", ("evalkit.sandbox",)),
     ("models", ("evalkit.models",)),
