@@ -12,22 +12,31 @@ from evalkit.wording import counted
 
 @sandbox_app.command("build-base")
 def sandbox_build_base(
-    tag: Annotated[str | None, typer.Option(help="Image tag (default: evalkit/base:latest).")] = None,
+    tag: Annotated[
+        str | None, typer.Option(help="Image tag (default: evalkit/base:latest, or evalkit/base-SUITE:latest).")
+    ] = None,
     force: Annotated[bool, typer.Option(help="Rebuild even if present.")] = False,
     offline: Annotated[bool, typer.Option(help="Skip the registry; use debootstrap.")] = False,
     mirror: Annotated[str | None, typer.Option(help="Debian mirror for debootstrap (default: the host's).")] = None,
+    suite: Annotated[
+        str | None,
+        typer.Option(help="Build the Python base of a Debian suite: bullseye (3.9), bookworm (3.11), trixie (3.13)."),
+    ] = None,
 ) -> None:
     """Build the base sandbox image (from a registry if one answers, else debootstrap + docker import)."""
     from evalkit.sandbox.backend import docker_client
     from evalkit.sandbox.images import BASE_IMAGE, build_base_image
+    from evalkit.sandbox.python_bases import base_for_suite
 
-    tag = tag or BASE_IMAGE
+    python_base = base_for_suite(suite) if suite is not None else None
+    tag = tag or (python_base.image if python_base else BASE_IMAGE)
     build_base_image(
         docker_client(),
         tag,
         force=force,
         offline=offline,
         mirror=mirror,
+        python_base=python_base,
         log=lambda line: err_console.print(line, highlight=False),
     )
     console.print(f"base image ready: {tag}")

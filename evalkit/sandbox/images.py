@@ -21,6 +21,7 @@ import docker.errors
 
 import evalkit
 from evalkit.errors import SandboxError
+from evalkit.sandbox.python_bases import PythonBase
 
 BASE_IMAGE = "evalkit/base:latest"
 REGISTRY_BASE = "python:3.12-slim"
@@ -85,14 +86,17 @@ def build_base_image(
     force: bool = False,
     offline: bool = False,
     mirror: str | None = None,
+    python_base: PythonBase | None = None,
     log: Callable[[str], None] = print,
 ) -> str:
-    """Make sure the base image exists: from a registry when one answers, else debootstrap + import."""
+    """Make sure the base image exists: from a registry when one answers, else debootstrap + import.
+
+    A `python_base` is always debootstrapped: its Debian suite is what decides its Python."""
     if image_exists(client, tag) and not force:
         log(f"{tag} is present (use --force to rebuild)")
         return tag
     recipes = recipes_dir() / "base"
-    if not offline and _registry_reachable(client):
+    if python_base is None and not offline and _registry_reachable(client):
         log(f"building {tag} from {REGISTRY_BASE}")
         client.images.build(path=str(recipes), dockerfile="Dockerfile.registry", tag=tag, rm=True, forcerm=True)
         return tag
@@ -101,8 +105,13 @@ def build_base_image(
     if shutil.which("debootstrap") is None:
         raise SandboxError("no registry answers and debootstrap is missing: apt-get install -y debootstrap")
     mirror = mirror or _host_mirror()
-    log(f"no registry: building {tag} with debootstrap from {mirror} (about a minute)")
-    result = subprocess.run(["bash", str(recipes / "debootstrap.sh"), tag, mirror], capture_output=True, text=True)
+    command = ["bash", str(recipes / "debootstrap.sh"), tag, mirror]
+    if python_base is None:
+        log(f"no registry: building {tag} with debootstrap from {mirror} (about a minute)")
+    else:
+        log(f"building {tag} (Debian {python_base.suite}, Python {python_base.python_version}) from {mirror}")
+        command += [python_base.suite, ",".join(python_base.extra_packages)]
+    result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
         raise SandboxError(f"base image build failed: {' | '.join(tail)}")
