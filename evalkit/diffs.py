@@ -109,27 +109,21 @@ class ApplyMethod:
     written against slightly different context (never reversed: `--forward`; no `.orig` files)."""
 
     name: str
-    argv: tuple[str, ...]
-    stdin: tuple[str, ...]  # the arguments that read the diff from standard input instead
+    argv: tuple[str, ...]  # the diff's path follows the last of them ("-": standard input)
 
-    def command(self, path: str | None = None, exclude: Sequence[str] = ()) -> list[str]:
-        """The argv applying the diff at `path` (standard input when None), leaving `exclude` alone."""
+    def command(self, path: str = "-", exclude: Sequence[str] = ()) -> list[str]:
+        """The argv applying the diff at `path`; git leaves the paths of `exclude` alone."""
         skip = [f"--exclude={p}" for p in exclude] if self.argv[0] == "git" else []
-        return [*self.argv, *skip, *(self.stdin if path is None else self._at(path))]
+        return [*self.argv, *skip, path]
 
     def shell(self, path: str) -> str:
         return shlex.join(self.command(path))
 
-    def _at(self, path: str) -> tuple[str, ...]:
-        return (path,) if self.argv[0] == "git" else ("-i", path)
 
-
-GIT_APPLY = ApplyMethod("git apply", ("git", "apply", "--verbose", "--whitespace=nowarn"), ("-",))
-GIT_APPLY_REJECT = ApplyMethod(
-    "git apply --reject", ("git", "apply", "--verbose", "--reject", "--whitespace=nowarn"), ("-",)
-)
+GIT_APPLY = ApplyMethod("git apply", ("git", "apply", "--verbose", "--whitespace=nowarn"))
+GIT_APPLY_REJECT = ApplyMethod("git apply --reject", ("git", "apply", "--verbose", "--reject", "--whitespace=nowarn"))
 PATCH_FUZZ = ApplyMethod(
-    "patch --fuzz", ("patch", "--batch", "--forward", "--no-backup-if-mismatch", "--fuzz=5", "-p1"), ("-i", "-")
+    "patch --fuzz", ("patch", "--batch", "--forward", "--no-backup-if-mismatch", "--fuzz=5", "-p1", "-i")
 )
 APPLY_METHODS = (GIT_APPLY, GIT_APPLY_REJECT, PATCH_FUZZ)  # in the order they are tried
 
