@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import docker
 import docker.errors
@@ -17,7 +19,8 @@ from evalkit.sandbox.engine_watch import EngineWatch
 from evalkit.sandbox.images import resolve_image
 from evalkit.sandbox.pool import SandboxPool
 from evalkit.sandbox.protocol import SandboxBackend, SandboxRequest
-from evalkit.sandbox.workspace import Workspace, build_workspace
+from evalkit.sandbox.task_env import environment_image, task_environment
+from evalkit.sandbox.workspace import Workspace, build_workspace, default_repo_cache
 from evalkit.tasks.model import Task
 from evalkit.wording import counted
 
@@ -38,6 +41,7 @@ def docker_client() -> docker.DockerClient:
 
 
 PING_TIMEOUT_S = 10.0
+BUILD_NOTE_S = 5.0  # an environment that took longer than this to resolve was built: say so
 
 
 def engine_ping(client: docker.DockerClient) -> Callable[[], bool]:
@@ -65,13 +69,22 @@ class DockerBackend:
     like any other) and closed ones are removed in the background; `close()` drains the pool.
     """
 
-    def __init__(self, client: docker.DockerClient, run_id: str, spec: SandboxSpec | None = None) -> None:
+    def __init__(
+        self,
+        client: docker.DockerClient,
+        run_id: str,
+        spec: SandboxSpec | None = None,
+        log: Callable[[str], None] = lambda _: None,
+        cache: Path | None = None,
+    ) -> None:
         self.client = client
+        self._log = log
+        self._cache = cache or default_repo_cache().parent
         self.run_id = run_id
         self.live = LiveContainers(client)
         self.engine = EngineWatch(engine_ping(client))
         self._template = spec or SandboxSpec(image="")
-        self._images: dict[str, str] = {}
+        self._images: dict[str, str | SandboxError] = {}
         self._workspaces: dict[str, Workspace] = {}
         self._lock = threading.Lock()
         self.pool: SandboxPool[DockerSandbox] | None = None
@@ -84,13 +97,31 @@ class DockerBackend:
         swept = sweep_orphans(client)
         if swept:
             log(f"removed {counted(len(swept), 'container')} left by dead evalkit runs")
-        return cls(client, run_id)
+        return cls(client, run_id, log=log)
 
     def image(self, task: Task) -> str:
+        """The task's image: its SWE-bench environment (built once per version), else its `image`.
+        A build that failed is not tried again in this run: its error stands for every task of it."""
+        env = task_environment(task)
+        key = f"{env.spec.repo} {env.spec.version} {env.setup_commit}" if env else task.image
         with self._lock:
-            if task.image not in self._images:
-                self._images[task.image] = resolve_image(self.client, task.image)
-            return self._images[task.image]
+            if key not in self._images:
+                started = time.monotonic()
+                try:
+                    if env is None:
+                        self._images[key] = resolve_image(self.client, task.image)
+                    else:
+                        self._images[key] = environment_image(self.client, task, self._cache, self._log)
+                except SandboxError as exc:
+                    self._images[key] = exc
+                if env is not None and time.monotonic() - started > BUILD_NOTE_S:
+                    outcome = "failed" if isinstance(self._images[key], SandboxError) else "built"
+                    self._log(f"environment of {env.spec.repo} {env.spec.version}: {outcome} "
+                              f"in {time.monotonic() - started:.0f} s")
+            found = self._images[key]
+        if isinstance(found, SandboxError):
+            raise found
+        return found
 
     def workspace(self, task: Task) -> Workspace:
         with self._lock:

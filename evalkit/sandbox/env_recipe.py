@@ -10,10 +10,16 @@ text given by the caller, read from the local repository at `environment_setup_c
 fetched). Builds reach PyPI (and the Debian mirror, if https) through the host's CA bundle, copied
 into the context: a mount is not part of the content hash.
 
-Not run here: the spec's `pre_install` edits (`repo_edits`, sed pins in `setup.py`, matplotlib's
-wget) and `install` (`pip install -e .[test]`) change or install the repository itself, so they
-belong to the per-instance workspace step, which finds `PIP_CERT` set for its own pip calls.
-Conda-only specs (`environment.yml`, or `packages` listing conda packages) are refused.
+The repository itself: given `source` (a tar of the tree at `environment_setup_commit`), the
+image runs the spec's `pre_install` edits (sed pins in `setup.py`) and `install` (`pip install -e
+.[test]`) on that tree at the workspace path, then empties the folder: what the install pulled in
+stays, and the editable install points at the path where every sandbox later gets its own base
+tree, so no sandbox needs a network or a build to import the code it tests. SWE-bench installs at
+each instance's base commit instead; within a version the two share their install metadata, which
+is what `environment_setup_commit` is for. The metadata of a `setup.py develop` install (an
+`.egg-info` in the tree) is moved beside the packages so it survives the emptying.
+The eval commands' exports become the image's ENV, their other commands (Django's locale-gen) run
+at build. Conda-only specs (`environment.yml`, or `packages` listing conda packages) are refused.
 """
 
 from __future__ import annotations
@@ -33,9 +39,17 @@ ENV_PATH = "/opt/env"
 CA_FILE = "ca-bundle.crt"
 REQUIREMENTS_NAME = "requirements.txt"
 CA_IN_IMAGE = "/etc/evalkit/ca-bundle.crt"
+SOURCE_NAME = "source.tar"
+INSTALL_NAME = "install.sh"
+WORKSPACE = "/workspace"
 # bullseye's venv pip (20.3) cannot install a pyproject-only project editable (PEP 660, pip 21.3),
-# as sphinx 7.x is; one fixed pip for every base keeps the recipe, hence the image, deterministic.
-PIP_VERSION = "24.2"
+# as sphinx 7.x is, nor hold PyPI to a date (--uploaded-prior-to, pip 26.0, the last for Python 3.9);
+# one fixed pip for every base keeps the recipe, hence the image, deterministic.
+PIP_VERSION = "26.0"
+# PyPI as it was when SWE-bench Verified was published (2024-08-13), for every pip call of a build,
+# build isolation included: SWE-bench's specs pin only what broke then, so a newer release breaks
+# what they leave open (docutils 0.22 dropped `docutils.utils.roman`, which sphinx 3.x imports).
+PYPI_AS_OF = "2024-08-13T00:00:00Z"
 _APT_NAME = re.compile(r"[a-z0-9][a-z0-9+.-]+")
 # Lines SWE-bench's harness drops from a requirements file: the repository itself and comments.
 _NOT_A_REQUIREMENT = ("-e .", "#", ".[test")
@@ -85,30 +99,65 @@ def _apt_packages(spec: EnvSpec) -> tuple[str, ...]:
     return tuple(dict.fromkeys(wanted))
 
 
+def _install_script(spec: EnvSpec) -> str:
+    """Unpack the environment commit's tree at the workspace path, edit and install it as the spec
+    says, keep a develop install's metadata, and leave the folder empty for the sandboxes."""
+    return "\n".join(
+        [
+            "#!/bin/sh",
+            f"# {spec.repo} {spec.version}: the spec's pre_install edits and install, on the tree at its",
+            "# environment_setup_commit. Written by evalkit.sandbox.env_recipe.",
+            "set -eu",
+            f"cd {WORKSPACE}",
+            f"tar --no-same-owner -xf /etc/evalkit/{SOURCE_NAME}",
+            *spec.repo_edits,
+            spec.install or "true",
+            "site=$(python -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])')",
+            'if ls "$site"/*.egg-link >/dev/null 2>&1; then',
+            "  for info in *.egg-info src/*.egg-info; do",
+            '    if [ -d "$info" ]; then mv "$info" "$site/"; fi',
+            "  done",
+            "fi",
+            f"find {WORKSPACE} -mindepth 1 -delete",
+            "",
+        ]
+    )
+
+
+def _eval_setup(spec: EnvSpec) -> list[str]:
+    """Dockerfile lines for the eval commands: exports as ENV, the rest (locale-gen) run once."""
+    lines = [f"ENV {name}={shlex.quote(value)}" for name, value in spec.env.items()]
+    lines += [f"RUN {command}" for command in spec.eval_commands if not command.startswith("export ")]
+    return lines
+
+
 def _label(key: str, value: str) -> str:
     return f"org.evalkit.env.{key}={json.dumps(value)}"
 
 
-def render_recipe(spec: EnvSpec, base: BaseChoice, requirements: str | None, ca_bundle: bytes) -> EnvRecipe:
-    """The recipe of `spec`'s environment on `base`; an environment pip cannot build is an
-    EvalkitError naming the repository, version and why."""
+def render_recipe(
+    spec: EnvSpec, base: BaseChoice, requirements: str | None, ca_bundle: bytes, source: bytes | None = None
+) -> EnvRecipe:
+    """The recipe of `spec`'s environment on `base` (with the repository installed when `source`,
+    its tree as a tar, is given); an environment pip cannot build is an EvalkitError naming the
+    repository, version and why."""
     reqs = _requirements_text(spec, requirements)
     apt = _apt_packages(spec)
-    source = provenance()
+    origin = provenance()
     facts = {
         "repo": spec.repo,
         "version": spec.version,
         "python": spec.python,
         "base": base.base.image,
         "approximate": "true" if base.approximate else "false",
-        "swebench": f"{source.package} {source.version}",
+        "swebench": f"{origin.package} {origin.version}",
+        "pypi_as_of": PYPI_AS_OF,
     }
     lines = [
-        f"# Environment {spec.repo} {spec.version}, from {source.package} {source.version}'s install specs",
-        f"# ({source.module}). Python {spec.python} wanted; base {base.base.image} has Python "
+        f"# Environment {spec.repo} {spec.version}, from {origin.package} {origin.version}'s install specs",
+        f"# ({origin.module}). Python {spec.python} wanted; base {base.base.image} has Python "
         f"{base.base.python_version}{' (approximate)' if base.approximate else ''}.",
-        "# Written by evalkit.sandbox.env_recipe. pre_install and install edit or install the",
-        "# repository: they run per instance in the workspace, not here.",
+        "# Written by evalkit.sandbox.env_recipe.",
         f"ARG BASE_IMAGE={base.base.image}",
         "FROM ${BASE_IMAGE}",
         "USER root",
@@ -125,7 +174,7 @@ def render_recipe(spec: EnvSpec, base: BaseChoice, requirements: str | None, ca_
             " && apt-get clean && rm -rf /var/lib/apt/lists/*"
         )
     lines.append(f"RUN python3 -m venv {ENV_PATH} \\\n && {ENV_PATH}/bin/python -m pip install pip=={PIP_VERSION}")
-    lines.append(f"ENV PATH={ENV_PATH}/bin:$PATH VIRTUAL_ENV={ENV_PATH}")
+    lines.append(f"ENV PATH={ENV_PATH}/bin:$PATH VIRTUAL_ENV={ENV_PATH} PIP_UPLOADED_PRIOR_TO={PYPI_AS_OF}")
     if spec.pip_packages:
         lines.append("RUN python -m pip install " + " ".join(shlex.quote(p) for p in spec.pip_packages))
     files = {CA_FILE: ca_bundle}
@@ -133,7 +182,13 @@ def render_recipe(spec: EnvSpec, base: BaseChoice, requirements: str | None, ca_
         files[REQUIREMENTS_NAME] = reqs.encode()
         lines.append(f"COPY {REQUIREMENTS_NAME} /etc/evalkit/{REQUIREMENTS_NAME}")
         lines.append(f"RUN python -m pip install -r /etc/evalkit/{REQUIREMENTS_NAME}")
-    lines += [f"RUN chown -R 1000:1000 {ENV_PATH}", "WORKDIR /workspace"]
+    lines += _eval_setup(spec)
+    if source is not None and spec.install:
+        files[SOURCE_NAME] = source
+        files[INSTALL_NAME] = _install_script(spec).encode()
+        lines.append(f"COPY {SOURCE_NAME} {INSTALL_NAME} /etc/evalkit/")
+        lines.append(f"RUN sh /etc/evalkit/{INSTALL_NAME} && rm /etc/evalkit/{SOURCE_NAME}")
+    lines += [f"RUN chown -R 1000:1000 {ENV_PATH}", f"WORKDIR {WORKSPACE}"]
     return EnvRecipe("\n".join(lines) + "\n", dict(sorted(files.items())))
 
 

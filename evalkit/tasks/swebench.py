@@ -8,6 +8,7 @@ suite folder mean the same tasks.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -183,7 +184,7 @@ def import_swebench(rows: list[dict[str, Any]], repo_dir: Path | None = None) ->
         if not str(row.get("base_commit", "")).strip():
             problems.append(f"{instance_id}: {NO_BASE_COMMIT}; not importable as a task")
             continue
-        git, missing = _git_source(str(row.get("repo", "")), repo_dir)
+        git, missing = _git_source(str(row.get("repo", "")), repo_dir, str(row["base_commit"]).strip())
         try:
             task = _task(row, git)
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
@@ -223,18 +224,29 @@ def repo_folder_name(repo: str) -> str:
     return repo.replace("/", "__")
 
 
-def _git_source(repo: str, repo_dir: Path | None) -> tuple[str, str | None]:
-    """The clone to use, and a note when `repo_dir` was given but holds none for this repo."""
+def _git_source(repo: str, repo_dir: Path | None, commit: str = "") -> tuple[str, str | None]:
+    """The clone to use, and a note when `repo_dir` was given but holds none for this repo: a folder
+    named for the repository (`owner__name`, `name`, either with `.git`), else any repository
+    directly under `repo_dir` that has the row's base commit (as a shallow mirror named otherwise)."""
     url = f"https://github.com/{repo}"
     if repo_dir is None:
         return url, None
     name = repo.partition("/")[2]
-    candidates = [repo_dir / repo_folder_name(repo)] + ([repo_dir / name] if name else [])
+    named = [repo_folder_name(repo)] + ([name] if name else [])
+    candidates = [repo_dir / f"{n}{suffix}" for n in named for suffix in ("", ".git")]
     for candidate in candidates:
         if candidate.exists():
             return str(candidate.resolve()), None
-    looked = " or ".join(str(c) for c in candidates)
+    for candidate in sorted(p for p in repo_dir.iterdir() if p.is_dir()) if repo_dir.is_dir() else []:
+        if commit and _has_commit(candidate, commit):
+            return str(candidate.resolve()), None
+    looked = " or ".join(str(c) for c in candidates[::2])
     return url, f"{repo}: no clone at {looked}; its tasks use {url} (cloned when a workspace is built)"
+
+
+def _has_commit(folder: Path, commit: str) -> bool:
+    found = subprocess.run(["git", "-C", str(folder), "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True)
+    return found.returncode == 0
 
 
 # -- export ----------------------------------------------------------------------------------

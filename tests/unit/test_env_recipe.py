@@ -10,7 +10,15 @@ import pytest
 
 from evalkit.envs import EnvSpec, spec_for
 from evalkit.errors import EvalkitError
-from evalkit.sandbox.env_recipe import CA_FILE, ENV_PATH, REQUIREMENTS_NAME, render_recipe, write_recipe
+from evalkit.sandbox.env_recipe import (
+    CA_FILE,
+    ENV_PATH,
+    INSTALL_NAME,
+    REQUIREMENTS_NAME,
+    SOURCE_NAME,
+    render_recipe,
+    write_recipe,
+)
 from evalkit.sandbox.python_bases import choose_base
 
 CA = b"-----BEGIN CERTIFICATE-----\nhost CA\n-----END CERTIFICATE-----\n"
@@ -39,9 +47,29 @@ def test_sphinx_builds_on_bullseye_with_the_spec_pins(version: str) -> None:
     assert 'org.evalkit.env.swebench="swebench 4.1.0"' in dockerfile
 
 
-def test_the_repository_edits_and_install_are_left_to_the_instance() -> None:
-    dockerfile = render("sphinx-doc/sphinx", "3.2").dockerfile
-    assert "sed -i" not in dockerfile and "-e ." not in dockerfile and "tox.ini" not in dockerfile
+def test_without_a_source_tree_the_repository_is_not_installed() -> None:
+    recipe = render("sphinx-doc/sphinx", "3.2")
+    assert "sed -i" not in recipe.dockerfile and "-e ." not in recipe.dockerfile
+    assert INSTALL_NAME not in recipe.files and SOURCE_NAME not in recipe.files
+
+
+def test_the_environment_commit_is_edited_installed_at_the_workspace_path_and_emptied() -> None:
+    chosen = spec("sphinx-doc/sphinx", "3.2")
+    recipe = render_recipe(chosen, choose_base(chosen.python), None, CA, source=b"tar bytes")
+    assert recipe.files[SOURCE_NAME] == b"tar bytes"
+    script = recipe.files[INSTALL_NAME].decode()
+    steps = [line for line in script.splitlines() if not line.startswith("#")]
+    edits = [steps.index(edit) for edit in chosen.repo_edits]
+    assert steps.index("cd /workspace") < min(edits) and max(edits) < steps.index("python -m pip install -e .[test]")
+    assert steps[-1] == "find /workspace -mindepth 1 -delete"
+    install_at = recipe.dockerfile.index(f"RUN sh /etc/evalkit/{INSTALL_NAME}")
+    assert recipe.dockerfile.index("RUN python -m pip install tox") < install_at < recipe.dockerfile.index("chown")
+
+
+def test_django_eval_exports_become_env_and_its_locale_is_generated() -> None:
+    dockerfile = render("django/django", "3.0", "asgiref\n").dockerfile
+    assert "ENV LANG=en_US.UTF-8\n" in dockerfile and "ENV LANGUAGE=en_US:en\n" in dockerfile
+    assert "locale-gen" in dockerfile and "install -y --no-install-recommends locales" in dockerfile
 
 
 def test_apt_packages_only_when_the_spec_has_some() -> None:
