@@ -108,6 +108,9 @@ class AttemptRecord(BaseModel):
     trajectory: str = ""  # relative to the run folder
     started_at: str = ""
     finished_at: str = ""
+    # "approximate: Python 3.6 wanted, 3.9 used (bullseye)" when the task's SWE-bench environment
+    # could not be matched offline; None for an exact environment or a task without one
+    environment: str | None = None
 
     @property
     def key(self) -> tuple[str, str, int]:

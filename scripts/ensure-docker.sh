@@ -26,7 +26,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 echo "starting dockerd (log: /tmp/evalkit-dockerd.log)" >&2
-nohup dockerd >/tmp/evalkit-dockerd.log 2>&1 &
+setsid nohup dockerd >/tmp/evalkit-dockerd.log 2>&1 </dev/null &  # own session: outlives the shell that started it
 for _ in $(seq 1 60); do
   answers && exit 0
   sleep 1

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from evalkit.sandbox.protocol import SandboxBackend
     from evalkit.tasks import Suite
+    from evalkit.tasks.model import Task
 
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}  # inherited by every sub-command
 
@@ -95,6 +96,10 @@ def given_options(ctx: typer.Context) -> set[str]:
     return {name for name, source in sources.items() if source is not None and source.name == "COMMANDLINE"}
 
 
+STRICT_ENV_HELP = (
+    "Refuse SWE-bench tasks whose environment's Python has no offline base (one line each) instead of "
+    "running them on the nearest, marked approximate."
+)
 SKIP_INVALID_HELP = "Go on with the tasks that load when others of the suite do not (each is reported and recorded)."
 
 
@@ -135,6 +140,20 @@ POOL_HELP = (
     "Make the sandboxes about to be needed ahead of time (at most --concurrency + 1, removed with the command); "
     "--no-pool opens each one when it is needed. Results are the same either way."
 )
+
+
+def _strict_env(tasks: list[Task], strict: bool) -> list[Task]:
+    """The tasks `--strict-env` keeps; each refused one is a line. None left is a user error."""
+    if not strict:
+        return tasks
+    from evalkit.sandbox.env_choice import strict_environments
+
+    kept, refused = strict_environments(tasks)
+    for line in refused:
+        err_console.print(f"[yellow]refused[/] {escape(line)}", highlight=False, soft_wrap=True)
+    if not kept:
+        raise EvalkitError("--strict-env refused every selected task (their Python has no offline base)")
+    return kept
 
 
 def _open_backend(run_id: str, name: str = DEFAULT_BACKEND) -> SandboxBackend:

@@ -10,17 +10,19 @@ import typer
 from rich.markup import escape
 
 from evalkit.cli.common import (
+    STRICT_ENV_HELP,
     _interrupted,
     _load,
     _open_backend,
     _progress,
+    _strict_env,
     app,
     console,
     err_console,
     new_run_id,
     run_id_option,
 )
-from evalkit.errors import EvalkitError
+from evalkit.errors import EvalkitError, SandboxError
 from evalkit.files import file_component
 from evalkit.runs.fitted_table import FitColumn, FittedTable
 
@@ -38,6 +40,7 @@ def evaluate(
     integrity: Annotated[
         str, typer.Option(help="`fail`: a patch that tampers with the test run is unresolved; `flag`: only reported.")
     ] = "fail",
+    strict_env: Annotated[bool, typer.Option("--strict-env", help=STRICT_ENV_HELP)] = False,
 ) -> None:
     """Score SWE-bench-format predictions against a suite's hidden tests; write per-instance reports."""
     from evalkit.files import write_atomic
@@ -51,8 +54,9 @@ def evaluate(
         raise EvalkitError(f"--integrity {integrity}: choose fail or flag")
     loaded = _load(suite, skip_invalid=True, verb="score")
     preds = load_predictions(predictions)
-    known = {t.id: t for t in loaded.tasks}
-    unknown = [p.instance_id for p in preds if p.instance_id not in known]
+    in_suite = {t.id for t in loaded.tasks}
+    known = {t.id: t for t in _strict_env(loaded.tasks, strict_env)}
+    unknown = [p.instance_id for p in preds if p.instance_id not in in_suite]
     for instance_id in unknown:
         err_console.print(f"[yellow]skipped[/] {escape(f'{predictions}: instance `{instance_id}` is not in {suite}')}")
     run_id = run_id or new_run_id()
@@ -70,7 +74,9 @@ def evaluate(
                 progress.advance(bar)
 
             def failed(pred, error: BaseException) -> None:
-                result = CorrectnessResult(task_id=pred.instance_id, error=str(error))
+                # a sandbox that never opened (no repository, a failed environment build) is the environment's
+                blame = isinstance(error, SandboxError)
+                result = CorrectnessResult(task_id=pred.instance_id, error=str(error), environment_error=blame)
                 record(pred, result)
 
             def score_prediction(pred) -> CorrectnessResult:

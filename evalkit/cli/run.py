@@ -13,10 +13,12 @@ from evalkit.cli.common import (
     DEFAULT_BACKEND,
     POOL_HELP,
     SKIP_INVALID_HELP,
+    STRICT_ENV_HELP,
     BackendOption,
     _interrupted,
     _load,
     _open_backend,
+    _strict_env,
     app,
     console,
     err_console,
@@ -107,6 +109,7 @@ def run(
         typer.Option(help="A baseline run folder or run id: compare with it at the end and exit 1 on a regression."),
     ] = None,
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
+    strict_env: Annotated[bool, typer.Option("--strict-env", help=STRICT_ENV_HELP)] = False,
     agent: Annotated[
         str, typer.Option(help="What works on each task: tool-loop (evalkit's own loop driving the model).")
     ] = "tool-loop",
@@ -151,13 +154,14 @@ def run(
     store = RunStore(out / run_id)
     asked = RunArgs(
         suite, list(dict.fromkeys(model or [])), samples, task, limit,
-        LimitOverrides(max_turns, max_tokens, wall_time, command_timeout), config, skip_invalid, retry_errors,
-        agent=check_agent(agent), backend=backend_name,
+        LimitOverrides(max_turns, max_tokens, wall_time, command_timeout), config, skip_invalid, strict_env,
+        retry_errors, agent=check_agent(agent), backend=backend_name,
     )  # fmt: skip
     args = resume_args(asked, given_options(ctx), store.read_manifest(), store.dir)
     suite, samples, config = args.suite, args.samples, args.config
     loaded = _load(suite, args.skip_invalid, "run")
     selected = loaded.select(args.task_ids)[: args.limit] if args.limit else loaded.select(args.task_ids)
+    selected = _strict_env(selected, args.strict_env)
     sampling = Sampling(temperature=temperature, top_p=top_p, max_tokens=max_completion_tokens, seed=seed)
     config_data = load_config(config)
     config_path = config or DEFAULT_CONFIG

@@ -15,11 +15,13 @@ from evalkit.cli.common import (
     DEFAULT_BACKEND,
     POOL_HELP,
     SKIP_INVALID_HELP,
+    STRICT_ENV_HELP,
     BackendOption,
     _interrupted,
     _load,
     _open_backend,
     _progress,
+    _strict_env,
     console,
     err_console,
     new_run_id,
@@ -113,6 +115,7 @@ def tasks_validate(
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
     backend_name: BackendOption = DEFAULT_BACKEND,
     pool: Annotated[bool, typer.Option("--pool/--no-pool", help=POOL_HELP)] = True,
+    strict_env: Annotated[bool, typer.Option("--strict-env", help=STRICT_ENV_HELP)] = False,
 ) -> None:
     """Check every task: the reference patch must resolve it every time, the empty patch never."""
     from evalkit.files import write_atomic
@@ -121,7 +124,7 @@ def tasks_validate(
     from evalkit.verify.health import validate_task, validation_sandboxes
 
     loaded = _load(suite, skip_invalid, "validate")
-    selected = loaded.select(task)
+    selected = _strict_env(loaded.select(task), strict_env)
     backend = _open_backend(new_run_id(), backend_name)
     rows: dict[str, TaskHealth] = {}
     try:

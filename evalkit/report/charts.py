@@ -92,6 +92,9 @@ class ModelRow(BaseModel):
     resolved: int
     errors: int  # attempts that ended in endpoint_error or sandbox_error: in no figure of the row
     error_kinds: dict[str, int] = Field(default_factory=dict)  # those errors by stop reason
+    # task → "approximate: Python 3.6 wanted, 3.9 used (bullseye)", for tasks whose SWE-bench
+    # environment had no exact offline match (the row's figures include them; the badge says so)
+    approximate_env: dict[str, str] = Field(default_factory=dict)
     scored_attempts: int | None = None  # the attempts the figures are over (None: a summary from before)
     resolved_rate: Interval
     pass_at_k: dict[str, float]
@@ -207,6 +210,7 @@ def _model_row(model: str, label: str, run: LoadedRun, published: Published) -> 
         resolved=entry.get("resolved", sum(attempt_resolved(r, run.scores.get(r.key)) for r in records)),
         errors=entry.get("errors", 0),
         error_kinds=entry.get("error_kinds") or dict(sorted(error_kinds.items())),
+        approximate_env=dict(sorted({r.task_id: r.environment for r in records if r.environment}.items())),
         scored_attempts=entry.get("scored_attempts"),
         resolved_rate=_interval(entry.get("resolved_rate")) or Interval(mean=None, ci95=None),
         pass_at_k=entry.get("pass_at_k", {}),

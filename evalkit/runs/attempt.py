@@ -16,6 +16,7 @@ from evalkit.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolv
 from evalkit.models.endpoint import ModelSpec
 from evalkit.records import AttemptRecord, StopReason, TestGroupResult, utc_now
 from evalkit.runs.store import RunStore
+from evalkit.sandbox.env_choice import approximate_note
 from evalkit.sandbox.protocol import SandboxBackend, SandboxRequest
 from evalkit.tasks.model import Limits, Task
 from evalkit.verify.correctness import SCORE_ROLE, evaluate_patch
@@ -134,4 +135,5 @@ def run_attempt(
         trajectory=str(path.relative_to(store.dir)),
         started_at=started_at,
         finished_at=utc_now(),
+        environment=approximate_note(task),
     )

@@ -49,6 +49,7 @@ class RunArgs:
     overrides: LimitOverrides
     config: Path | None
     skip_invalid: bool = False
+    strict_env: bool = False
     retry_errors: bool = False  # not recorded: each session says whether to run errored attempts again
     recorded: dict[str, ModelSpec] = field(default_factory=dict)
     manifest: RunManifest | None = None
@@ -109,6 +110,7 @@ def resume_args(asked: RunArgs, given: set[str], manifest: RunManifest | None, r
         config=asked.config or (Path(manifest.options.config) if manifest.options.config else None),
         # a run that skipped tasks was started with --skip-invalid (run.json from before options recorded it)
         skip_invalid=asked.skip_invalid or manifest.options.skip_invalid or bool(manifest.skipped_tasks),
+        strict_env=asked.strict_env or manifest.options.strict_env,
         recorded=recorded,
         manifest=manifest,
         agent=manifest.options.agent,
@@ -172,6 +174,7 @@ def run_options(args: RunArgs, selected_ids: list[str]) -> RunOptions:
         limits=limits,
         config=config,
         skip_invalid=args.skip_invalid,
+        strict_env=args.strict_env,
         agent=args.agent,
         backend=args.backend,
     )

@@ -30,6 +30,7 @@ class RunOptions(BaseModel):
     limits: dict[str, int | float] = Field(default_factory=dict)  # --max-turns, --max-tokens, --wall-time...
     config: str | None = None  # --config, when one was given
     skip_invalid: bool = False  # --skip-invalid: the tasks of the suite that do not load are skipped
+    strict_env: bool = False  # --strict-env: SWE-bench tasks without an exact offline environment are refused
     agent: str = "tool-loop"  # --agent: what works on each task (runs from before agents: the tool loop)
     backend: str = "docker"  # --backend of the last session; `evalkit run --run-id X` alone uses it again
 

@@ -16,10 +16,11 @@ from evalkit.errors import SandboxError
 from evalkit.sandbox.containers import LABEL_RUN, LiveContainers, remove_run_containers, sweep_orphans
 from evalkit.sandbox.docker_sandbox import DockerSandbox, SandboxSpec
 from evalkit.sandbox.engine_watch import EngineWatch
+from evalkit.sandbox.env_choice import task_environment
 from evalkit.sandbox.images import resolve_image
 from evalkit.sandbox.pool import SandboxPool
 from evalkit.sandbox.protocol import SandboxBackend, SandboxRequest
-from evalkit.sandbox.task_env import environment_image, task_environment
+from evalkit.sandbox.task_env import environment_image
 from evalkit.sandbox.workspace import Workspace, build_workspace, default_repo_cache
 from evalkit.tasks.model import Task
 from evalkit.wording import counted

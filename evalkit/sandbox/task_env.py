@@ -15,53 +15,19 @@ import posixpath
 import re
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import docker
 
-from evalkit.envs import EnvSpec, spec_for
 from evalkit.errors import EvalkitError, SandboxError
+from evalkit.sandbox.env_choice import TaskEnvironment, task_environment
 from evalkit.sandbox.env_recipe import render_recipe, write_recipe
 from evalkit.sandbox.images import build_base_image, image_exists, resolve_image
-from evalkit.sandbox.python_bases import BaseChoice, choose_base
 from evalkit.sandbox.workspace import cached_clone, default_repo_cache
 from evalkit.tasks.model import Task
 
-SWEBENCH = "swebench"  # metadata["environment"] of tasks imported from SWE-bench rows
 HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 _INCLUDE = re.compile(r"^\s*(?:-r|--requirement)[\s=]+(\S+)\s*$")
-
-
-@dataclass(frozen=True)
-class TaskEnvironment:
-    """What a SWE-bench task's environment is: its spec and the base chosen for the spec's Python."""
-
-    spec: EnvSpec
-    choice: BaseChoice
-    setup_commit: str
-
-    @property
-    def approximate(self) -> bool:
-        return self.choice.approximate
-
-    def describe(self) -> str:
-        """`Python 3.6 wanted, 3.9 used (bullseye)`: what a report shows beside an approximate run."""
-        base = self.choice.base
-        return f"Python {self.spec.python} wanted, {base.python_version} used ({base.suite})"
-
-
-def task_environment(task: Task) -> TaskEnvironment | None:
-    """The environment SWE-bench specifies for `task`, or None for a task with none (not imported
-    from SWE-bench, or a repository/version the tables do not know)."""
-    meta = task.metadata
-    if meta.get("environment") != SWEBENCH or not meta.get("version"):
-        return None
-    spec = spec_for(task.repo, meta["version"])
-    if spec is None:
-        return None
-    commit = meta.get("environment_setup_commit") or task.source.base_commit or ""
-    return TaskEnvironment(spec, choose_base(spec.python), commit)
 
 
 def _repository(task: Task) -> Path:

@@ -102,6 +102,12 @@ function modelCell(row) {
       "error that is the endpoint's or the harness's, not the model's (" + kinds + "); the purple cells of the matrix",
       text: errors + (errors === 1 ? " error" : " errors") }));
   }
+  const approximate = Object.entries(row.approximate_env || {});
+  if (approximate.length) {
+    parts.push(" ", h("span", { class: "badge approx-env", title: "ran on an environment that is not the one SWE-bench " +
+      "specifies: " + approximate.map(([task, note]) => task + " (" + note + ")").join("; "),
+      text: approximate.length + (approximate.length === 1 ? " task" : " tasks") + " on an approximate environment" }));
+  }
   return parts;
 }
 
