@@ -88,6 +88,66 @@ def test_unittest_task_empty_patch_does_not_resolve(unittest_task, backend):
     assert result.pass_to_pass.fraction == 1.0
 
 
+# A stand-in for Django's tests/runtests.py: the same arguments, verbose unittest output of the
+# labels given, and the start-up lines Django prints around it.
+RUNTESTS = textwrap.dedent(
+    """
+    #!/usr/bin/env python3
+    import argparse
+    import os
+    import sys
+    import unittest
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:0] = [here, os.path.dirname(here)]
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--verbosity", type=int, default=1)
+    parser.add_argument("--settings")
+    parser.add_argument("--parallel", type=int)
+    parser.add_argument("labels", nargs="*")
+    args = parser.parse_args()
+    print("Testing against Django installed in '/testbed/django'", file=sys.stderr)
+    print("System check identified no issues (0 silenced).", file=sys.stderr)
+    suite = unittest.defaultTestLoader.loadTestsFromNames(args.labels)
+    result = unittest.TextTestRunner(verbosity=args.verbosity).run(suite)
+    sys.exit(not result.wasSuccessful())
+    """
+).lstrip()
+
+
+@pytest.fixture(scope="module")
+def django_style_task(tmp_path_factory) -> Task:
+    snapshot = write_files(
+        tmp_path_factory.mktemp("django-task") / "calc",
+        {"calc/__init__.py": CALC, "tests/runtests.py": RUNTESTS, "tests/calc_tests/__init__.py": "",
+         "tests/calc_tests/tests.py": CALC_TESTS},
+    )  # fmt: skip
+    (snapshot / "tests" / "runtests.py").chmod(0o755)
+    return Task(
+        id="calc-power-django",
+        prompt="Add integer power to calc.",
+        source={"snapshot": snapshot},
+        tests={
+            "framework": "django",
+            "fail_to_pass": ["test_power (calc_tests.tests.PowerTests)"],
+            "pass_to_pass": ["test_add (calc_tests.tests.CalcTests)", "Adding zero changes nothing."],
+            "timeout_s": 120,
+        },
+        patch=diff_of(snapshot, {"calc/__init__.py": CALC + POWER}),
+        test_patch=diff_of(snapshot, {"tests/calc_tests/tests.py": CALC_TESTS + "\n\n" + POWER_TESTS}),
+    )
+
+
+def test_django_style_task_runs_the_test_patch_modules_and_reads_swebench_ids(django_style_task, backend):
+    gold = evaluate_patch(django_style_task, django_style_task.patch, backend)
+    assert gold.resolved, gold.log
+    assert "--parallel 1 calc_tests.tests ; } 2>&1" in gold.log and not gold.guarded
+    empty = evaluate_patch(django_style_task, "", backend)
+    assert empty.tests_ran and not empty.resolved
+    assert empty.fail_to_pass.failed == ["test_power (calc_tests.tests.PowerTests)"]
+    assert empty.pass_to_pass.fraction == 1.0
+
+
 SPHINX_LIKE_TOX_INI = textwrap.dedent(
     """
     [tox]
