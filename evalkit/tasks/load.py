@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from evalkit.errors import EvalkitError
 from evalkit.plain_errors import plain_summary
 from evalkit.tasks.model import Task
+from evalkit.tasks.spec_commands import spec_tests
 
 TASK_FILE = "task.toml"
 PATCH_FILE = "patch.diff"
@@ -261,6 +262,14 @@ def _test_ids(value: Any, name: str) -> list[str]:
     return value
 
 
+def _runner_of(row: dict[str, Any]) -> dict[str, str]:
+    """A row's own `test_command` (pytest), else the command and runner SWE-bench's spec for its
+    (repo, version) names, else `python -m pytest`."""
+    if "test_command" in row:
+        return {"command": row["test_command"]}
+    return spec_tests(str(row.get("repo", "")), str(row.get("version", ""))) or {"command": "python -m pytest"}
+
+
 def task_from_swebench_row(row: dict[str, Any]) -> Task:
     """Map a SWE-bench row (instance_id, repo, base_commit, patch, test_patch, problem_statement,
     FAIL_TO_PASS, PASS_TO_PASS) onto a Task; evalkit's own keys (source, tests, limits...) win."""
@@ -277,7 +286,7 @@ def task_from_swebench_row(row: dict[str, Any]) -> Task:
         "source": row.get("source") or {"git": git, "base_commit": row.get("base_commit")},
         "tests": row.get("tests")
         or {
-            "command": row.get("test_command", "python -m pytest"),
+            **_runner_of(row),
             "fail_to_pass": _test_ids(row.get("FAIL_TO_PASS", []), "FAIL_TO_PASS"),
             "pass_to_pass": _test_ids(row.get("PASS_TO_PASS", []), "PASS_TO_PASS"),
         },

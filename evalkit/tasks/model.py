@@ -30,19 +30,39 @@ class TaskSource(BaseModel):
         return self
 
 
+Framework = Literal["pytest", "tox", "django", "unittest"]
+# The command a framework runs when a task names none; tox has none: its environment is the task's.
+DEFAULT_COMMANDS: dict[str, str] = {
+    "pytest": "python -m pytest",
+    "django": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+    "unittest": "python -m unittest -v",
+}
+
+
 class TestSpec(BaseModel):
     """How the hidden tests run and which of them decide the verdict."""
 
     model_config = ConfigDict(extra="forbid")
     __test__ = False  # not a pytest class
 
-    command: str = Field("python -m pytest", description="Test command, run from the workspace root.")
-    framework: Literal["pytest"] = Field(
-        "pytest", description="Decides how per-test results are collected (pytest: JUnit XML)."
+    command: str = Field("", description="Test command, run from the workspace root; empty: the framework's usual one.")
+    framework: Framework = Field(
+        "pytest",
+        description="The test runner, deciding how the command is completed and how per-test results "
+        "are read: pytest and tox (`tox --current-env ... --`, pytest behind it) through JUnit XML and "
+        "evalkit's guard plugin; django (`tests/runtests.py`) and unittest from their verbose logs.",
     )
     fail_to_pass: list[str] = Field(..., min_length=1, description="Test ids that must go from fail to pass.")
     pass_to_pass: list[str] = Field(default_factory=list, description="Test ids that must keep passing.")
     timeout_s: float = Field(600, gt=0, description="Wall-time limit of one test run.")
+
+    @model_validator(mode="after")
+    def _command_for_framework(self) -> TestSpec:
+        if not self.command.strip():
+            if self.framework not in DEFAULT_COMMANDS:
+                raise ValueError(f"framework {self.framework} needs a `command`, e.g. `tox --current-env -epy39 -v --`")
+            self.command = DEFAULT_COMMANDS[self.framework]
+        return self
 
 
 class Limits(BaseModel):

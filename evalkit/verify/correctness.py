@@ -3,10 +3,11 @@
 Order matters: the candidate diff first (git apply, then `--reject`, then `patch --fuzz`), then
 whatever in it could steer the test runner is put back (`test_run.neutralise`: test files, conftest
 files, runner settings, start-up hooks), then the files of the hidden `test_patch` are reset to the
-base and the test patch applied, then the tests run under evalkit's guard plugin, whose report is
-checked against the JUnit file (`test_run.check_run`). SWE-bench's harness applies the candidate
-whole and trusts the run; here the candidate cannot decide the verdict, and every attempt to is
-recorded as an integrity flag.
+base and the test patch applied, then the tests run through the task's runner (`runners`: pytest
+or tox under evalkit's guard plugin, whose report is checked against the JUnit file; Django or
+unittest read from their logs). SWE-bench's harness applies the candidate whole and trusts the
+run; here the candidate cannot decide the verdict, and every attempt to is recorded as an
+integrity flag (for the log runners, as far as putting back its steering files goes).
 """
 
 from __future__ import annotations
@@ -24,18 +25,10 @@ from evalkit.sandbox.backend import SandboxBackend
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.tasks.model import Task
 from evalkit.verify.grading import Grade, grade
-from evalkit.verify.junit import TestStatus, parse_junit
+from evalkit.verify.junit import TestStatus
+from evalkit.verify.runners import runner_for
 from evalkit.verify.test_infra import RestoredChange
-from evalkit.verify.test_run import (
-    SCRATCH,
-    changed_in_sandbox,
-    check_run,
-    guarded_command,
-    neutralise,
-    prepare_run,
-    read_guard,
-    steering_flags,
-)
+from evalkit.verify.test_run import SCRATCH, changed_in_sandbox, neutralise, prepare_run, steering_flags
 
 LOG_LIMIT = 200_000
 SCORE_ROLE = "score"  # the `evalkit.role` of scoring sandboxes
@@ -58,6 +51,7 @@ class CorrectnessResult(BaseModel):
     integrity_flags: list[IntegrityFlag] = Field(default_factory=list)  # what the test run showed
     error: str | None = None  # a harness or task problem, as opposed to a wrong answer
     environment_error: bool = False  # the hidden tests do not run here even without a change: `error` says why
+    guarded: bool = True  # evalkit's guard plugin watched the run; False: outcomes read from the runner's log
     durations: dict[str, float] = Field(default_factory=dict)
     log: str = ""
 
@@ -133,11 +127,6 @@ def _blame(task: Task, result: CorrectnessResult, backend: SandboxBackend) -> Co
     )
 
 
-def listed_test_files(task: Task) -> list[str]:
-    """The files of the listed tests: the test run is limited to them."""
-    return sorted({t.split("::")[0] for t in task.tests.fail_to_pass + task.tests.pass_to_pass})
-
-
 def evaluate_patch(task: Task, patch: str, backend: SandboxBackend) -> CorrectnessResult:
     """Score one candidate diff for `task` in a fresh, network-less sandbox."""
     started = time.monotonic()
@@ -162,30 +151,22 @@ def evaluate_patch(task: Task, patch: str, backend: SandboxBackend) -> Correctne
             result.error = _apply_hidden_tests(sandbox, task, sandbox.base_commit, log)
             if result.error is None:
                 mark = time.monotonic()
+                runner = runner_for(task.tests.framework)
                 run = prepare_run(sandbox)
-                command = guarded_command(task.tests.command, run, listed_test_files(task))
-                executed = sandbox.exec(command, timeout=task.tests.timeout_s, output_limit=LOG_LIMIT)
+                command = runner.command(task, run)
+                executed = sandbox.exec(command, timeout=task.tests.timeout_s, output_limit=runner.output_limit)
                 sandbox.kill_all()  # nothing the code under test left running may touch the reports now
                 timings["tests"] = time.monotonic() - mark
-                log.append(f"$ {command}  (exit {executed.exit_code})\n{executed.stdout}{executed.stderr}")
-                junit = None
-                try:
-                    junit = parse_junit(sandbox.read_file(run.junit_path))
-                except FileNotFoundError:
-                    log.append("no JUnit report: the test run crashed or timed out")
-                except Exception as exc:  # a malformed report is the candidate's fault, not a crash
-                    log.append(f"unreadable JUnit report: {exc}")
-                if junit is None and run.guard_module in executed.stdout + executed.stderr:
-                    result.error = (
-                        "evalkit's guard plugin could not be loaded: does the test command replace PYTHONPATH? "
-                        "(write PYTHONPATH=...:$PYTHONPATH)"
-                    )
-                run.guard = read_guard(sandbox, run)
-                outcomes, guard_flags = check_run(run, junit, kept, sandbox.workdir)
-                result.tests_ran = bool(outcomes)
-                result = result.with_grade(grade(task.tests.fail_to_pass, task.tests.pass_to_pass, outcomes))
-                result.outcomes = outcomes or {}
-                result.integrity_flags = guard_flags
+                output = executed.stdout + executed.stderr
+                log.append(f"$ {command}  (exit {executed.exit_code})\n{output}")
+                report = runner.collect(sandbox, task, run, output, kept)
+                log.extend(report.notes)
+                result.error = report.error
+                result.guarded = runner.guarded
+                result.tests_ran = bool(report.outcomes)
+                result = result.with_grade(grade(task.tests.fail_to_pass, task.tests.pass_to_pass, report.outcomes))
+                result.outcomes = report.outcomes or {}
+                result.integrity_flags = report.flags
             result.integrity_flags = [*steering_flags(result.restored), *result.integrity_flags]
     timings["total"] = time.monotonic() - started
     result.durations = {k: round(v, 3) for k, v in timings.items()}

@@ -72,11 +72,16 @@ def _sha256(path):
 
 
 def _code_file(obj):
-    """The file a function (or property getter, classmethod) is defined in. `__wrapped__` is not
-    followed: a wrapper made with functools.wraps is a replacement like any other."""
+    """The file a function is defined in; for a property its getter's, a classmethod its
+    function's, a callable instance its class's `__call__` (pytest 9 makes `fail`, `skip`,
+    `xfail` and `exit` such instances). `__wrapped__` is not followed: a wrapper made with
+    functools.wraps is a replacement like any other."""
     for attr in ("fget", "__func__"):
         obj = getattr(obj, attr, obj)
     code = getattr(obj, "__code__", None)
+    if code is None and not isinstance(obj, type):
+        call = next((k.__dict__["__call__"] for k in type(obj).__mro__ if "__call__" in k.__dict__), None)
+        code = getattr(call, "__code__", None)
     return getattr(code, "co_filename", None) if code is not None else None
 
 
