@@ -34,6 +34,9 @@ from evalkit.sandbox.workspace import Workspace, tar_single_file
 
 SERVER_SOURCE = (Path(__file__).parent / "command_server.py").read_text()
 SANDBOX_USER = "1000:1000"
+# Says "inside an evalkit sandbox" to the code evalkit puts there (the guard plugin's stray-process
+# kill); never set on a host, where killing every other process of the user would be a disaster.
+SANDBOX_MARK = {"EVALKIT_SANDBOX": "1"}
 MAX_DIFF_BYTES = 64 * 1024 * 1024
 _REPLY_MARGIN_S = 15.0  # the server enforces the timeout; the host waits this much longer before giving up on it
 
@@ -154,7 +157,7 @@ class DockerSandbox:
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 working_dir=spec.workdir,
-                environment={"HOME": "/home/agent", "PYTHONDONTWRITEBYTECODE": "1", **spec.env},
+                environment={"HOME": "/home/agent", "PYTHONDONTWRITEBYTECODE": "1", **spec.env, **SANDBOX_MARK},
             )
         except docker.errors.ImageNotFound:
             raise SandboxError(

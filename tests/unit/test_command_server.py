@@ -1,6 +1,7 @@
 """The in-container command server is plain Python: these tests run it on the host."""
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -84,3 +85,18 @@ def test_exit_in_a_command_restarts_the_shell(server):
 
 def test_explicit_cwd_is_entered_first(server, tmp_path):
     assert server("pwd", cwd="/")["stdout"] == "/\n"
+
+
+def test_kill_all_as_root_outside_a_sandbox_leaves_the_machine_alone(server):
+    """kill(-1) as root on a host would SIGKILL every process (dockerd included); in a sandbox the
+    server runs as the unprivileged agent. The shell is still replaced."""
+    assert os.getuid() == 0, "run as root, as CI does: as another user kill(-1) would end this session"
+    bystander = subprocess.Popen(["sleep", "300"])
+    try:
+        reply = server("", op="kill_all")
+        assert reply["exit_code"] == 0
+        assert bystander.poll() is None
+        assert server("echo alive")["stdout"] == "alive\n"
+    finally:
+        bystander.kill()
+        bystander.wait()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import _pytest.outcomes
@@ -35,3 +36,10 @@ def test_an_untouched_pytest_raises_no_tampering():
     guard = _guard()
     guard._check_critical("start")
     assert guard._state["tampered"] == []
+
+
+def test_the_guard_kills_strays_only_inside_a_sandbox_and_never_as_root(monkeypatch):
+    monkeypatch.delenv("EVALKIT_SANDBOX", raising=False)
+    assert not _guard().KILL_STRAYS  # a host: no sandbox mark
+    monkeypatch.setenv("EVALKIT_SANDBOX", "1")
+    assert _guard().KILL_STRAYS is (os.getuid() != 0)
