@@ -50,6 +50,20 @@ PIP_VERSION = "26.0"
 # build isolation included: SWE-bench's specs pin only what broke then, so a newer release breaks
 # what they leave open (docutils 0.22 dropped `docutils.utils.roman`, which sphinx 3.x imports).
 PYPI_AS_OF = "2024-08-13T00:00:00Z"
+SYSTEM_PTH_NAME = "evalkit-env.pth"
+
+
+def _system_pth(base: BaseChoice) -> str:
+    """A .pth for the base's own Python that puts the environment's packages first on its path.
+    tox-current-env runs `python` through a symlink to the venv's interpreter from a fake env of
+    its own (`.tox/py39/bin`), where Python finds no pyvenv.cfg and starts as the system Python;
+    SWE-bench's conda environment has no such gap. In the venv's interpreter this file is never read."""
+    site = f"{ENV_PATH}/lib/python{base.base.python_version}/site-packages"
+    first = "sys.path[:] = sys.path[k:] + sys.path[:k]"
+    return f"import sys, site; k = len(sys.path); site.addsitedir({site!r}); {first}\n"
+
+
+
 _APT_NAME = re.compile(r"[a-z0-9][a-z0-9+.-]+")
 # Lines SWE-bench's harness drops from a requirements file: the repository itself and comments.
 _NOT_A_REQUIREMENT = ("-e .", "#", ".[test")
@@ -173,11 +187,16 @@ def render_recipe(
             f"{' '.join(apt)} \\\n"
             " && apt-get clean && rm -rf /var/lib/apt/lists/*"
         )
-    lines.append(f"RUN python3 -m venv {ENV_PATH} \\\n && {ENV_PATH}/bin/python -m pip install pip=={PIP_VERSION}")
+    files = {CA_FILE: ca_bundle, SYSTEM_PTH_NAME: _system_pth(base).encode()}
+    lines.append(f"COPY {SYSTEM_PTH_NAME} /etc/evalkit/{SYSTEM_PTH_NAME}")
+    lines.append(
+        f"RUN python3 -m venv {ENV_PATH} \\\n && {ENV_PATH}/bin/python -m pip install pip=={PIP_VERSION} \\\n"
+        " && system_site=$(python3 -c 'import site; print(site.getsitepackages()[0])') \\\n"
+        f' && mkdir -p "$system_site" && cp /etc/evalkit/{SYSTEM_PTH_NAME} "$system_site/000-{SYSTEM_PTH_NAME}"'
+    )
     lines.append(f"ENV PATH={ENV_PATH}/bin:$PATH VIRTUAL_ENV={ENV_PATH} PIP_UPLOADED_PRIOR_TO={PYPI_AS_OF}")
     if spec.pip_packages:
         lines.append("RUN python -m pip install " + " ".join(shlex.quote(p) for p in spec.pip_packages))
-    files = {CA_FILE: ca_bundle}
     if reqs is not None:
         files[REQUIREMENTS_NAME] = reqs.encode()
         lines.append(f"COPY {REQUIREMENTS_NAME} /etc/evalkit/{REQUIREMENTS_NAME}")

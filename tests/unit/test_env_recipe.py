@@ -16,6 +16,7 @@ from evalkit.sandbox.env_recipe import (
     INSTALL_NAME,
     REQUIREMENTS_NAME,
     SOURCE_NAME,
+    SYSTEM_PTH_NAME,
     render_recipe,
     write_recipe,
 )
@@ -101,7 +102,7 @@ def test_same_inputs_give_byte_identical_recipes(tmp_path: Path) -> None:
     first = write_recipe(render("django/django", "3.0", DJANGO_REQUIREMENTS), tmp_path / "a")
     second = write_recipe(render("django/django", "3.0", DJANGO_REQUIREMENTS), tmp_path / "b")
     names = sorted(p.name for p in first.iterdir())
-    assert names == ["Dockerfile", CA_FILE, REQUIREMENTS_NAME]
+    assert names == ["Dockerfile", CA_FILE, SYSTEM_PTH_NAME, REQUIREMENTS_NAME]
     assert names == sorted(p.name for p in second.iterdir())
     assert all((first / n).read_bytes() == (second / n).read_bytes() for n in names)
 
@@ -109,7 +110,7 @@ def test_same_inputs_give_byte_identical_recipes(tmp_path: Path) -> None:
 def test_write_recipe_removes_files_the_recipe_no_longer_has(tmp_path: Path) -> None:
     folder = write_recipe(render("django/django", "3.0", DJANGO_REQUIREMENTS), tmp_path / "env")
     write_recipe(render("sphinx-doc/sphinx", "7.2"), folder)
-    assert sorted(p.name for p in folder.iterdir()) == ["Dockerfile", CA_FILE]
+    assert sorted(p.name for p in folder.iterdir()) == ["Dockerfile", CA_FILE, SYSTEM_PTH_NAME]
 
 
 @pytest.mark.parametrize(
@@ -134,3 +135,13 @@ def test_a_missing_requirements_file_names_where_it_was_looked_for() -> None:
 def test_a_requirements_include_must_be_inlined_by_the_caller() -> None:
     with pytest.raises(EvalkitError, match=r"include another file \(-r base\.txt\)"):
         render("django/django", "3.0", "-r base.txt\nasgiref\n")
+
+
+def test_the_system_python_sees_the_environment_first() -> None:
+    """tox-current-env runs `python` through a symlink from its own fake env, where the venv's
+    pyvenv.cfg is not found: the base's own Python must then import the environment's packages."""
+    recipe = render("sphinx-doc/sphinx", "5.0")
+    pth = recipe.files[SYSTEM_PTH_NAME].decode()
+    assert pth.startswith("import ") and pth.count("\n") == 1  # a .pth runs one-line imports only
+    assert "site.addsitedir('/opt/env/lib/python3.9/site-packages')" in pth
+    assert f'"$system_site/000-{SYSTEM_PTH_NAME}"' in recipe.dockerfile
