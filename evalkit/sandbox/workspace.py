@@ -75,17 +75,25 @@ def cached_clone(
     hint: str = "clone it and set `source.git` to the path",
 ) -> Path:
     """A clone of `url` in the cache (made once); one clear line, ending with `hint`, when git
-    cannot clone it."""
+    cannot clone it. The clone is made beside the target and renamed into place, so a concurrent
+    caller (another task of the repository, another process) never takes a half-made clone."""
     assert url is not None
     repo_cache = repo_cache or default_repo_cache()
     target = repo_cache / hashlib.sha256(url.encode()).hexdigest()[:16]
-    if not target.exists():
-        repo_cache.mkdir(parents=True, exist_ok=True)
-        result = subprocess.run(["git", "clone", "--quiet", url, str(target)], capture_output=True, text=True)
+    if target.exists():
+        return target
+    repo_cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{target.name}-", dir=repo_cache) as tmp:
+        made = Path(tmp) / "clone"
+        result = subprocess.run(["git", "clone", "--quiet", url, str(made)], capture_output=True, text=True)
         if result.returncode != 0:
-            shutil.rmtree(target, ignore_errors=True)
             reason = (result.stderr.strip().splitlines() or ["no output"])[-1][:160]
             raise EvalkitError(f"{url}: cannot clone ({reason}); {hint}")
+        try:
+            made.rename(target)
+        except OSError:  # another caller's clone got there first: use that one
+            if not target.exists():
+                raise
     return target
 
 
