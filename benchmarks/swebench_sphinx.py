@@ -5,7 +5,9 @@ image's build, logged by the backend, is timed per version), evaluates the gold 
 SWE-bench predictions (all 25 are resolved in SWE-bench Verified, by definition), and validates
 the django rows, whose repository is not here, to show the line each gets.
 
-    python benchmarks/swebench_sphinx.py [--runs 1] [--concurrency 1] [--keep DIR]
+    python benchmarks/swebench_sphinx.py [--runs 1] [--concurrency 1] [--keep DIR] [--data DIR]
+
+--keep DIR keeps the work (suite, JSON rows, evalkit.log) and resumes an interrupted benchmark.
 
 Prints per version the build seconds, per instance the validate seconds and verdict, the count
 valid, the gold evaluation's agreement with SWE-bench, and the total wall time.
@@ -27,9 +29,9 @@ from collections import defaultdict
 from pathlib import Path
 
 EVALKIT = str(Path(sys.executable).parent / "evalkit")
-DATA = Path("/work/shared/data/swebench")
-CSV = DATA / "swe_bench_verified_mini50.csv"
-SPHINX_TAR = DATA / "repos" / "sphinx-doc__sphinx.git.tar.gz"
+DATA = Path("/work/shared/data/swebench")  # the shared data folder of this project's machine (its README: provenance)
+CSV_NAME = "swe_bench_verified_mini50.csv"
+SPHINX_TAR_NAME = "repos/sphinx-doc__sphinx.git.tar.gz"
 SPHINX = "sphinx-doc/sphinx"
 _BUILT = re.compile(r"environment of (\S+) (\S+): (built|failed) in (\d+) s")
 
@@ -44,8 +46,8 @@ def evalkit(*args: str, log: Path) -> tuple[subprocess.CompletedProcess[str], fl
     return done, wall
 
 
-def load_rows() -> list[dict[str, str]]:
-    with CSV.open(newline="") as handle:
+def load_rows(csv_path: Path) -> list[dict[str, str]]:
+    with csv_path.open(newline="") as handle:
         return list(csv.DictReader(handle))
 
 
@@ -134,10 +136,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=1, help="reference-patch runs per task (validate --runs)")
     parser.add_argument("--concurrency", type=int, default=1, help="tasks validated/evaluated at once")
+    parser.add_argument("--data", type=Path, default=DATA, help=f"folder of {CSV_NAME} and {SPHINX_TAR_NAME}")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it (default: a temporary one)")
     args = parser.parse_args()
     started = time.perf_counter()
-    rows = load_rows()
+    csv_path, sphinx_tar = args.data / CSV_NAME, args.data / SPHINX_TAR_NAME
+    rows = load_rows(csv_path)
     sphinx = [r for r in rows if r["repo"] == SPHINX]
     others = [r for r in rows if r["repo"] != SPHINX]
     with tempfile.TemporaryDirectory(prefix="swebench-sphinx-") as tmp:
@@ -147,9 +151,9 @@ def main() -> None:
         repos, suite = work / "repos", work / "suite"
         repos.mkdir(exist_ok=True)
         if not suite.is_dir():
-            with tarfile.open(SPHINX_TAR) as tar:
+            with tarfile.open(sphinx_tar) as tar:
                 tar.extractall(repos, filter="data")
-            args_ = ("tasks", "import", "swebench", str(CSV), "--out", str(suite), "--repo-dir", str(repos))
+            args_ = ("tasks", "import", "swebench", str(csv_path), "--out", str(suite), "--repo-dir", str(repos))
             done, _ = evalkit(*args_, log=log)
             if done.returncode != 0:
                 sys.exit(f"import failed: {done.stderr.strip()}")
