@@ -148,8 +148,9 @@ class DockerSandbox:
                 init=True,
                 detach=True,
                 labels=container_labels(run_id, task_id, role),
+                # "none" leaves only loopback; not `network_disabled`, which also empties /etc/hosts,
+                # so `localhost` no longer resolves and tests serving on it (sphinx's linkcheck) fail
                 network_mode=None if spec.network else "none",
-                network_disabled=not spec.network,
                 mem_limit=spec.mem_limit,
                 memswap_limit=spec.mem_limit,
                 nano_cpus=int(spec.cpus * 1e9),

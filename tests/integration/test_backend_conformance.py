@@ -116,6 +116,15 @@ def test_the_sandbox_has_no_network(box):
     assert result.stdout.split() == ["lo"]
 
 
+def test_without_network_localhost_still_resolves_and_serves(box):
+    # tests that start a server on localhost (sphinx's linkcheck) must run in a network-less sandbox
+    served = box.exec(
+        "python3 -c \"import socket; s = socket.create_server(('localhost', 0));"
+        " c = socket.create_connection(('localhost', s.getsockname()[1]), timeout=3); print('served')\""
+    )
+    assert served.stdout.strip() == "served", served.stderr
+
+
 def test_a_fresh_sandbox_diffs_empty_then_shows_every_change(backend, toy_task):
     with backend.open(toy_task, role="agent") as fresh:
         assert fresh.diff() == ""
