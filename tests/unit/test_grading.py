@@ -51,3 +51,22 @@ def test_unlisted_failures_do_not_matter():
 
 def test_no_fail_to_pass_tests_never_resolves():
     assert not grade([], P2P, outcomes()).resolved
+
+
+def test_ids_swebench_cut_at_a_space_match_the_tests_they_begin():
+    """sphinx-doc__sphinx-8265 lists `tests/test_pycode_ast.py::test_unparse[a` for pytest's
+    `test_unparse[a + b-a + b]` (SWE-bench's parser splits its log at whitespace)."""
+    ran = {
+        "tests/test_pycode_ast.py::test_unparse[a + b-a + b]": TestStatus.PASSED,
+        "tests/test_pycode_ast.py::test_unparse[a and b-a and b]": TestStatus.PASSED,
+        "tests/test_pycode_ast.py::test_unparse[(1, 2, 3)-(1, 2, 3)]": TestStatus.PASSED,
+        "tests/test_pycode_ast.py::test_unparse_None": TestStatus.PASSED,
+    }
+    cut = ["tests/test_pycode_ast.py::test_unparse[a", "tests/test_pycode_ast.py::test_unparse[(1,"]
+    assert grade(cut, ["tests/test_pycode_ast.py::test_unparse_None"], ran).resolved
+    one_fails = {**ran, "tests/test_pycode_ast.py::test_unparse[a and b-a and b]": TestStatus.FAILED}
+    verdict = grade(cut, [], one_fails)
+    assert not verdict.resolved and verdict.statuses[cut[0]] == TestStatus.FAILED
+    assert grade(["tests/test_pycode_ast.py::test_unparse[b"], [], ran).statuses[
+        "tests/test_pycode_ast.py::test_unparse[b"
+    ] == TestStatus.MISSING
