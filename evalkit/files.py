@@ -75,3 +75,25 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one line with a single `write` on an O_APPEND descriptor, fsynced: a kill loses at
+    most this line, and leaves it cut short rather than interleaved (`cut_partial_line` drops it)."""
+    data = (line.rstrip("\n") + "\n").encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)  # the umask decides
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def cut_partial_line(path: Path) -> None:
+    """Drop a last line a killed writer left half-written (no final newline)."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as handle:
+            handle.truncate(data.rfind(b"\n") + 1)

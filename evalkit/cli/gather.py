@@ -11,13 +11,17 @@ from rich.markup import escape
 from evalkit.cli.common import _interrupted, _open_backend, app, console, err_console, new_run_id
 from evalkit.errors import EvalkitError
 from evalkit.gather.environment import HOST_CA_BUNDLE
+from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION
 from evalkit.wording import counted
 
 
 @app.command("gather")
 def gather_command(
     repo: Annotated[str, typer.Argument(help="A local git repository, or a URL to clone.")],
-    out: Annotated[Path, typer.Option(help="Suite folder to write (tasks of the same commits are replaced).")],
+    out: Annotated[
+        Path,
+        typer.Option(help="Suite folder to write; the same --out again continues (decided commits are skipped)."),
+    ],
     since: Annotated[str | None, typer.Option(help="Only commits after this date (git --since).")] = None,
     until: Annotated[str | None, typer.Option(help="Only commits before this date (git --until).")] = None,
     max_tasks: Annotated[int, typer.Option(min=1)] = 20,
@@ -35,6 +39,12 @@ def gather_command(
     neighbour_modules: Annotated[
         int, typer.Option(min=0, help="Existing test modules beside the touched ones, run for PASS_TO_PASS.")
     ] = 5,
+    concurrency: Annotated[
+        int, typer.Option(min=1, help="Candidates validated side by side (screening stays serial).")
+    ] = 2,
+    max_ids_per_test: Annotated[
+        int, typer.Option(min=1, help="FAIL_TO_PASS ids kept per test function (parametrised; sampled).")
+    ] = MAX_IDS_PER_FUNCTION,
     ca_bundle: Annotated[Path, typer.Option(help="CA bundle image builds use to reach PyPI.")] = HOST_CA_BUNDLE,
     config: Annotated[Path | None, typer.Option(help="Model config for --rewriter (default ./evalkit.toml).")] = None,
 ) -> None:
@@ -42,8 +52,10 @@ def gather_command(
     from rich.table import Table
 
     from evalkit.diffs import DEFAULT_TEST_GLOBS, changed_lines, changed_paths
+    from evalkit.gather.display import GatherDisplay
     from evalkit.gather.gather import REPORT, GatherOptions, gather, open_repository
     from evalkit.gather.history import SizeLimits
+    from evalkit.gather.journal import JOURNAL
     from evalkit.models.client import ChatClient
     from evalkit.models.endpoint import DEFAULT_CONFIG, load_config, models_table, resolve_model
 
@@ -67,14 +79,15 @@ def gather_command(
         neighbour_modules=neighbour_modules,
         ca_bundle=ca_bundle,
         rewriter=rewriter_client,
+        concurrency=concurrency,
+        max_ids_per_test=max_ids_per_test,
     )
     backend = _open_backend(new_run_id())
     try:
-        report = gather(
-            repo, out, options, backend, log=lambda line: err_console.print(line, highlight=False, markup=False)
-        )
+        with GatherDisplay(err_console, concurrency) as display:
+            report = gather(repo, out, options, backend, display)
     except KeyboardInterrupt:
-        raise _interrupted(backend, "no suite was written") from None
+        raise _interrupted(backend, "every decided commit is kept; run the same command again to continue") from None
     finally:
         backend.close()
     accepted = Table(
@@ -100,4 +113,7 @@ def gather_command(
         for item in report.rejected:
             rejected.add_row(item.sha[:10], escape(item.subject[:50]), item.stage, escape(item.reason))
         console.print(rejected)
-    console.print(f"suite: {out}; every decision in {out / REPORT}")
+    if report.resumed:
+        console.print(f"{counted(report.resumed, 'commit')} decided by an earlier gather into {out}: skipped")
+    console.print(report.funnel.line(), highlight=False)
+    console.print(f"suite: {out}; every decision in {out / REPORT} (and, as made, in {out / JOURNAL})")

@@ -1,40 +1,56 @@
 """`evalkit gather`: a validated suite of short-prompt, large-diff tasks from a repository's history.
 
-History (size and shape) → environment (a recipe per dependency set) → prompt (commit message,
-optionally rewritten) → validation in the sandbox → a suite folder plus `gather-report.json`
-listing every commit left out and why.
+History (size and shape) and environment (a recipe per dependency set), serial and cheap → prompt
+(commit message, optionally rewritten) and validation in the sandbox, `concurrency` candidates side
+by side → a suite folder plus `gather-report.json` listing every commit left out and why.
+
+Every decision is journaled as it is made (journal.py), so a gather killed and run again with the
+same `--out` continues. The suite does not depend on the concurrency: it is the first `max_tasks`
+accepted commits in history order (newest first), and a candidate is validated only while fewer than
+`max_tasks` commits before it were accepted.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
+import threading
+import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from rich.console import Console
 
 from evalkit.diffs import DEFAULT_TEST_GLOBS
 from evalkit.errors import EvalkitError
 from evalkit.files import write_atomic
-from evalkit.gather.environment import HOST_CA_BUNDLE, detect_environment, write_recipe
+from evalkit.gather.display import GatherDisplay
+from evalkit.gather.environment import HOST_CA_BUNDLE, Environment, detect_environment, write_recipe
 from evalkit.gather.history import (
     Candidate,
+    Commit,
     Rejection,
     SizeLimits,
     commits,
     screen,
     split_commit,
 )
+from evalkit.gather.journal import Decision, Journal
 from evalkit.gather.prompts import prompt_from_message, rewrite_prompt
+from evalkit.gather.report import REPORT, GatherReport, funnel_of
+from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION
 from evalkit.gather.validate import test_files, validate_candidate
 from evalkit.models.client import ChatClient
+from evalkit.runs.fan_out import fan_out
 from evalkit.sandbox.backend import SandboxBackend
 from evalkit.sandbox.workspace import cached_clone
+from evalkit.tasks.load import SUITE_FILE, load_suite
 from evalkit.tasks.model import Task, TaskSource, TestSpec
-from evalkit.tasks.write import write_suite
+from evalkit.tasks.write import remove_task_folder, write_suite
 from evalkit.wording import counted
 
-REPORT = "gather-report.json"
+__all__ = ["REPORT", "GatherOptions", "GatherReport", "gather", "open_repository"]
 
 
 @dataclass
@@ -50,24 +66,18 @@ class GatherOptions:
     neighbour_modules: int = 5  # existing test modules beside the touched ones, run for PASS_TO_PASS
     ca_bundle: Path = HOST_CA_BUNDLE
     rewriter: ChatClient | None = None
+    concurrency: int = 2  # candidates validated side by side
+    max_ids_per_test: int = MAX_IDS_PER_FUNCTION  # FAIL_TO_PASS ids kept per test function
 
 
-@dataclass
-class GatherReport:
-    repo: str
-    accepted: list[Task] = field(default_factory=list)
-    rejected: list[Rejection] = field(default_factory=list)
-    scanned: int = 0
+@dataclass(frozen=True)
+class _Work:
+    """A candidate screened in, waiting for its prompt and validation."""
 
-    def as_json(self) -> dict:
-        return {
-            "repo": self.repo,
-            "scanned_commits": self.scanned,
-            "accepted": [
-                {"task_id": t.id, "commit": t.metadata.get("commit"), "prompt": t.prompt} for t in self.accepted
-            ],
-            "rejected": [asdict(r) for r in self.rejected],
-        }
+    position: int  # in history order, newest first
+    candidate: Candidate
+    env: Environment
+    image: str  # the task's `image` value
 
 
 def open_repository(repo: str, cache: Path | None = None) -> tuple[Path, str]:
@@ -124,80 +134,159 @@ def _prompt(candidate: Candidate, options: GatherOptions) -> tuple[str, dict[str
     return draft, meta
 
 
+def _subject(commit: Commit) -> str:
+    message = commit.message
+    return message.splitlines()[0] if message else ""
+
+
+@dataclass(frozen=True)
+class _Gathering:
+    """What the steps of one gather share."""
+
+    local: Path  # the clone
+    source: str  # what tasks record as their source
+    name: str  # the repository's name, in task ids
+    out: Path
+    options: GatherOptions
+
+
+def _screen(
+    g: _Gathering, history: list[Commit], decided: dict[str, Decision], journal: Journal, display: GatherDisplay
+) -> list[_Work]:
+    """Every commit not decided yet screened by size and shape (rejections journaled at once), and
+    the environment of each candidate written: the candidates left to validate, in history order."""
+    queue = []
+    for position, commit in enumerate(history):
+        if commit.sha in decided:
+            display.screened_one(decided[commit.sha], earlier=True)
+            continue
+        patch, test_patch = split_commit(g.local, commit, g.options.test_globs)
+        screened = screen(commit, patch, test_patch, g.options.limits)
+        if isinstance(screened, str):
+            display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), "history", screened)))
+            continue
+        env = detect_environment(*_reader(g.local, commit.parent))
+        queue.append(_Work(position, screened, env, write_recipe(env, g.name, g.out, g.options.ca_bundle)))
+        display.screened_one(None)
+    display.screening_done()
+    return queue
+
+
+def _validate(g: _Gathering, work: _Work, backend: SandboxBackend) -> Task | Rejection:
+    """A candidate's prompt and tests: the task, or why it is left out."""
+    options, name, out = g.options, g.name, g.out
+    candidate, commit = work.candidate, work.candidate.commit
+    prompt, meta = _prompt(candidate, options)
+    if not prompt:
+        return Rejection(commit.sha, _subject(commit), "prompt", "the commit message gives no usable prompt")
+    task_id = f"{name}-{commit.sha[:10]}"
+    provisional = Task(
+        id=task_id,
+        prompt=prompt,
+        repo=name,
+        image=str((out / task_id / work.image).resolve()) if work.image != "python" else work.image,  # as load_suite
+        source=TaskSource(git=g.source, base_commit=commit.parent),
+        tests=TestSpec(command=work.env.test_command, fail_to_pass=["placeholder"]),
+        patch=candidate.patch,
+        test_patch=candidate.test_patch,
+    )
+    neighbours = neighbour_modules(g.local, commit.parent, test_files(candidate.test_patch), options.neighbour_modules)
+    tests = validate_candidate(
+        provisional, backend, options.runs, options.max_pass_to_pass, neighbours, options.max_ids_per_test
+    )
+    if tests.reason:
+        return Rejection(commit.sha, _subject(commit), "validation", tests.reason)
+    sampled = len(tests.fail_to_pass) < tests.fail_to_pass_total
+    metadata = {
+        "commit": commit.sha,
+        "commit_date": commit.date,
+        "original_message": commit.message,
+        **meta,
+        **({"environment": ", ".join(work.env.sources)} if work.env.sources else {}),
+        **({"flaky_tests": ", ".join(tests.flaky)} if tests.flaky else {}),
+        **({"failing_with_change": ", ".join(tests.broken)} if tests.broken else {}),
+        **({"fail_to_pass_total": str(tests.fail_to_pass_total)} if sampled else {}),
+        **({"fail_to_pass_sample": f"at most {options.max_ids_per_test} ids per test function"} if sampled else {}),
+    }
+    spec = TestSpec(command=work.env.test_command, fail_to_pass=tests.fail_to_pass, pass_to_pass=tests.pass_to_pass)
+    update = {"image": work.image, "tags": ["gathered"], "tests": spec, "metadata": metadata}
+    return provisional.model_copy(update=update)
+
+
 def gather(
     repo: str,
     out: Path,
     options: GatherOptions,
     backend: SandboxBackend,
-    log: Callable[[str], None] = lambda line: None,
+    display: GatherDisplay | None = None,
 ) -> GatherReport:
+    """Gather into `out`, continuing from the decisions already journaled there."""
     local, source = open_repository(repo)
     name = (
         local.name.removesuffix(".git") if source == str(local) else Path(source.rstrip("/")).name.removesuffix(".git")
     )
-    report = GatherReport(repo=source)
+    display = display or GatherDisplay(Console(quiet=True), options.concurrency)
+    journal = Journal(out, source)
+    decided = journal.open()
     history = commits(local, options.since, options.until)
-    report.scanned = len(history)
-    out.mkdir(parents=True, exist_ok=True)
-    for commit in history:
-        if len(report.accepted) >= options.max_tasks:
-            break
-        subject = commit.message.splitlines()[0] if commit.message else ""
-        patch, test_patch = split_commit(local, commit, options.test_globs)
-        screened = screen(commit, patch, test_patch, options.limits)
-        if isinstance(screened, str):
-            report.rejected.append(Rejection(commit.sha, subject, "history", screened))
-            continue
-        prompt, meta = _prompt(screened, options)
-        if not prompt:
-            report.rejected.append(
-                Rejection(commit.sha, subject, "prompt", "the commit message gives no usable prompt")
-            )
-            continue
-        env = detect_environment(*_reader(local, commit.parent))
-        image = write_recipe(env, name, out, options.ca_bundle)
-        task_id = f"{name}-{commit.sha[:10]}"
-        log(f"validating {commit.sha[:10]} {subject[:60]}")
-        provisional = Task(
-            id=task_id,
-            prompt=prompt,
-            repo=name,
-            image=str((out / task_id / image).resolve()) if image != "python" else image,  # as load_suite will
-            source=TaskSource(git=source, base_commit=commit.parent),
-            tests=TestSpec(command=env.test_command, fail_to_pass=["placeholder"]),
-            patch=patch,
-            test_patch=test_patch,
-        )
-        neighbours = neighbour_modules(local, commit.parent, test_files(test_patch), options.neighbour_modules)
-        candidate_tests = validate_candidate(provisional, backend, options.runs, options.max_pass_to_pass, neighbours)
-        if candidate_tests.reason:
-            report.rejected.append(Rejection(commit.sha, subject, "validation", candidate_tests.reason))
-            continue
-        metadata = {
-            "commit": commit.sha,
-            "commit_date": commit.date,
-            "original_message": commit.message,
-            **meta,
-            **({"environment": ", ".join(env.sources)} if env.sources else {}),
-            **({"flaky_tests": ", ".join(candidate_tests.flaky)} if candidate_tests.flaky else {}),
-            **({"failing_with_change": ", ".join(candidate_tests.broken)} if candidate_tests.broken else {}),
-        }
-        report.accepted.append(
-            provisional.model_copy(
-                update={
-                    "image": image,
-                    "tags": ["gathered"],
-                    "tests": TestSpec(
-                        command=env.test_command,
-                        fail_to_pass=candidate_tests.fail_to_pass,
-                        pass_to_pass=candidate_tests.pass_to_pass,
-                    ),
-                    "metadata": metadata,
-                }
-            )
-        )
-    scanned = counted(report.scanned, "commit")
-    description = f"Tasks gathered by evalkit from {source} ({len(report.accepted)} of {scanned})."
-    write_suite(out, out.name, description, report.accepted, replace=True)
+    display.window(len(history))
+    if not (out / SUITE_FILE).exists():
+        _write_suite_file(out, source, 0, len(history))  # the folder is a suite from the start
+    g = _Gathering(local, source, name, out, options)
+    queue = _screen(g, history, decided, journal, display)
+    accepted_at = {i for i, c in enumerate(history) if c.sha in decided and decided[c.sha].outcome == "accepted"}
+    lock = threading.Lock()
+
+    def job(work: _Work) -> Task | Rejection | None:
+        with lock:
+            if sum(p < work.position for p in accepted_at) >= options.max_tasks:
+                return None  # enough tasks before it: it cannot make the suite
+        display.started(work.candidate.commit.sha, _subject(work.candidate.commit))
+        return _validate(g, work, backend)
+
+    def finished(work: _Work, result: Task | Rejection | None) -> None:
+        if isinstance(result, Rejection):
+            display.decided(journal.reject(result))
+        elif result is not None:
+            decision = journal.accept(result, work.candidate.commit.sha, _subject(work.candidate.commit))
+            with lock:
+                accepted_at.add(work.position)
+            f2p, p2p = len(result.tests.fail_to_pass), len(result.tests.pass_to_pass)
+            display.decided(decision, f" (FAIL_TO_PASS {f2p}, PASS_TO_PASS {p2p})")
+
+    def failed(work: _Work, error: BaseException) -> None:
+        raise error
+
+    started = time.monotonic()
+    fan_out(queue, job, backend=backend, concurrency=options.concurrency, on_result=finished, on_error=failed)
+    report = _rebuild(journal, history, out, options.max_tasks)
+    report.resumed, report.validated_now = len(decided), display.validated_now
+    report.validation_s = time.monotonic() - started if display.validated_now else 0.0
     write_atomic(out / REPORT, json.dumps(report.as_json(), indent=2) + "\n")
     return report
+
+
+def _write_suite_file(out: Path, source: str, kept: int, scanned: int) -> None:
+    description = f"Tasks gathered by evalkit from {source} ({kept} of {counted(scanned, 'commit')})."
+    write_suite(out, out.name, description, [])
+
+
+def _rebuild(journal: Journal, history: list[Commit], out: Path, max_tasks: int) -> GatherReport:
+    """The suite and the report from the journal: the first `max_tasks` accepted commits of the
+    window in history order are kept; a task accepted beyond them (validated side by side with
+    an earlier one) has its folder removed, so the suite does not depend on the concurrency."""
+    position = {c.sha: i for i, c in enumerate(history)}
+    decisions = sorted((d for d in journal.read().values() if d.sha in position), key=lambda d: position[d.sha])
+    accepted = [d for d in decisions if d.outcome == "accepted" and journal.has_folder(d)]
+    for beyond in accepted[max_tasks:]:
+        remove_task_folder(out, beyond.task_id)
+    kept_ids = [d.task_id for d in accepted[:max_tasks]]
+    loaded = {t.id: t for t in load_suite(out).tasks} if kept_ids else {}
+    _write_suite_file(out, journal.repo, len(kept_ids), len(history))
+    return GatherReport(
+        repo=journal.repo,
+        accepted=[loaded[i] for i in kept_ids if i in loaded],
+        rejected=[d.rejection() for d in decisions if d.outcome == "rejected"],
+        scanned=len(history),
+        funnel=funnel_of(len(history), decisions, len(kept_ids)),
+    )

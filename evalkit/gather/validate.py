@@ -6,6 +6,11 @@ tests passing on every run before and after (sampled to a cap so scoring stays f
 whose outcome changes between identical runs is flaky and dropped from both. The same scorer
 (`evaluate_patch`) runs here and when agents are scored, so a gathered task validates the same
 way later.
+
+A test function parametrised thousands of ways (seen: 18,000 and 51,000 ids) would make every
+scoring of the task slow, so FAIL_TO_PASS keeps at most `per_function` ids of each test function
+(`sample_per_function`: evenly spread over its sorted ids, the first and last included, the same
+on every gather); the task's metadata records the full count.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import random
 from dataclasses import dataclass, field
 
 from evalkit.diffs import changed_paths
+from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION, sample_per_function
 from evalkit.sandbox.backend import SandboxBackend
 from evalkit.tasks.model import Task, TestSpec
 from evalkit.verify.correctness import CorrectnessResult, evaluate_patch
@@ -29,6 +35,7 @@ class CandidateTests:
     pass_to_pass: list[str] = field(default_factory=list)
     flaky: list[str] = field(default_factory=list)
     broken: list[str] = field(default_factory=list)  # failing with the change: left out of both lists
+    fail_to_pass_total: int = 0  # before the per-function sample
     reason: str | None = None  # why the candidate is rejected, None when kept
 
 
@@ -57,16 +64,22 @@ def _stable(runs: list[CorrectnessResult]) -> tuple[dict[str, TestStatus], set[s
 
 
 def classify_tests(
-    before: dict[str, TestStatus], after: dict[str, TestStatus], flaky: set[str], cap: int, seed: str
+    before: dict[str, TestStatus],
+    after: dict[str, TestStatus],
+    flaky: set[str],
+    cap: int,
+    seed: str,
+    per_function: int = MAX_IDS_PER_FUNCTION,
 ) -> CandidateTests:
-    """Stable before/after outcomes split into the candidate's test lists, with the reason to reject it
-    if any (pure)."""
+    """Stable before/after outcomes split into the candidate's test lists (PASS_TO_PASS sampled to
+    `cap`, FAIL_TO_PASS to `per_function` ids per test function), with the reason to reject it if
+    any (pure)."""
     f2p = sorted(
         t for t, s in after.items() if s == TestStatus.PASSED and before.get(t, TestStatus.MISSING) != TestStatus.PASSED
     )
     p2p = sorted(t for t, s in after.items() if s == TestStatus.PASSED and before.get(t) == TestStatus.PASSED)
     broken = sorted(t for t, s in after.items() if s in (TestStatus.FAILED, TestStatus.ERROR))
-    lists = CandidateTests(f2p, p2p, sorted(flaky), broken)
+    lists = CandidateTests(sample_per_function(f2p, per_function), p2p, sorted(flaky), broken, len(f2p))
     if len(p2p) > cap:
         lists.pass_to_pass = sorted(random.Random(seed).sample(p2p, cap))
     if not after:
@@ -81,7 +94,12 @@ def classify_tests(
 
 
 def validate_candidate(
-    provisional: Task, backend: SandboxBackend, runs: int, cap: int, neighbours: list[str] = ()
+    provisional: Task,
+    backend: SandboxBackend,
+    runs: int,
+    cap: int,
+    neighbours: list[str] = (),
+    per_function: int = MAX_IDS_PER_FUNCTION,
 ) -> CandidateTests:
     """Run the candidate's tests before and after `runs` times each and classify them. `neighbours`:
     existing test modules run as well, for PASS_TO_PASS tests that guard what the change must keep."""
@@ -101,4 +119,4 @@ def validate_candidate(
     after, flaky_after = _stable(after_runs)
     flaky = flaky_before | flaky_after
     after = {t: s for t, s in after.items() if t not in flaky}
-    return classify_tests(before, after, flaky, cap, provisional.id)
+    return classify_tests(before, after, flaky, cap, provisional.id, per_function)

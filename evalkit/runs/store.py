@@ -10,14 +10,13 @@ the last row of an attempt key wins.
 from __future__ import annotations
 
 import json
-import os
 import threading
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
 from evalkit.errors import EvalkitError
-from evalkit.files import write_atomic
+from evalkit.files import append_line, cut_partial_line, write_atomic
 from evalkit.records import ERROR_STOP_REASONS, RERUN_STOP_REASONS, AttemptRecord
 from evalkit.runs.paths import RunPaths
 from evalkit.tasks import SkippedTask
@@ -61,21 +60,11 @@ class RunStore:
     def open(self) -> None:
         """Create the folder, and cut a last line a killed run left half-written."""
         self.trajectories.mkdir(parents=True, exist_ok=True)
-        if self.results_path.exists():
-            data = self.results_path.read_bytes()
-            if data and not data.endswith(b"\n"):
-                with self.results_path.open("r+b") as handle:
-                    handle.truncate(data.rfind(b"\n") + 1)
+        cut_partial_line(self.results_path)
 
     def append(self, record: AttemptRecord) -> None:
-        line = (record.model_dump_json() + "\n").encode()
         with self._lock:
-            fd = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)  # the umask decides
-            try:
-                os.write(fd, line)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            append_line(self.results_path, record.model_dump_json())
 
     def records(self) -> list[AttemptRecord]:
         """Every row; for a key recorded twice (an errored attempt run again) the last one wins."""

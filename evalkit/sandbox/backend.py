@@ -16,7 +16,7 @@ from evalkit.errors import SandboxError
 from evalkit.sandbox.containers import LABEL_RUN, LiveContainers, remove_run_containers, sweep_orphans
 from evalkit.sandbox.docker_sandbox import DockerSandbox, SandboxSpec
 from evalkit.sandbox.engine_watch import EngineWatch
-from evalkit.sandbox.env_choice import task_environment
+from evalkit.sandbox.env_choice import TaskEnvironment, task_environment
 from evalkit.sandbox.images import resolve_image
 from evalkit.sandbox.pool import SandboxPool
 from evalkit.sandbox.protocol import SandboxBackend, SandboxRequest
@@ -86,6 +86,7 @@ class DockerBackend:
         self.engine = EngineWatch(engine_ping(client))
         self._template = spec or SandboxSpec(image="")
         self._images: dict[str, str | SandboxError] = {}
+        self._build_lock = threading.Lock()  # builds one at a time; tasks of images already known go on
         self._workspaces: dict[str, Workspace] = {}
         self._lock = threading.Lock()
         self.pool: SandboxPool[DockerSandbox] | None = None
@@ -102,10 +103,21 @@ class DockerBackend:
 
     def image(self, task: Task) -> str:
         """The task's image: its SWE-bench environment (built once per version), else its `image`.
-        A build that failed is not tried again in this run: its error stands for every task of it."""
+        A build that failed is not tried again in this run: its error stands for every task of it.
+        While an image builds, tasks whose image is known go on (gather validates side by side)."""
         env = task_environment(task)
         key = f"{env.spec.repo} {env.spec.version} {env.setup_commit}" if env else task.image
         with self._lock:
+            found = self._images.get(key)
+        if found is None:
+            found = self._build(key, task, env)
+        if isinstance(found, SandboxError):
+            raise found
+        return found
+
+    def _build(self, key: str, task: Task, env: TaskEnvironment | None) -> str | SandboxError:
+        """The image of `key`, built unless another thread did while this one waited its turn."""
+        with self._build_lock:
             if key not in self._images:
                 started = time.monotonic()
                 try:
@@ -119,10 +131,8 @@ class DockerBackend:
                     outcome = "failed" if isinstance(self._images[key], SandboxError) else "built"
                     self._log(f"environment of {env.spec.repo} {env.spec.version}: {outcome} "
                               f"in {time.monotonic() - started:.0f} s")
-            found = self._images[key]
-        if isinstance(found, SandboxError):
-            raise found
-        return found
+            with self._lock:
+                return self._images[key]
 
     def workspace(self, task: Task) -> Workspace:
         with self._lock:

@@ -1,0 +1,93 @@
+"""`gather-report.json`: every decision of a gather (rebuilt from its journal), the funnel from
+commits scanned to tasks kept, and this session's validation rate.
+
+The funnel counts the commits of the scanned window: screened out by size and shape, candidates
+left, how many were validated (decided at the prompt or validation stage), accepted, and kept in
+the suite (`--max-tasks`); survival is accepted / validated (SWE-rebench reports ~14 %).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+
+from evalkit.gather.history import Rejection
+from evalkit.gather.journal import Decision
+from evalkit.tasks.model import Task
+
+REPORT = "gather-report.json"
+
+
+@dataclass
+class Funnel:
+    scanned: int = 0  # commits in the window
+    screened_out: int = 0  # left out by size and shape (the history stage)
+    candidates: int = 0  # left for validation
+    validated: int = 0  # candidates decided (prompt or validation stage)
+    accepted: int = 0
+    kept: int = 0  # tasks in the suite (at most --max-tasks)
+    rejected_by_stage: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def survival(self) -> float | None:
+        return self.accepted / self.validated if self.validated else None
+
+    def as_json(self) -> dict:
+        return {**asdict(self), "survival": None if self.survival is None else round(self.survival, 4)}
+
+    def line(self) -> str:
+        """`940 commits → 128 candidates → 29 validated → 4 accepted (14 % survive) → 4 kept`."""
+        survival = f" ({self.survival:.0%} survive)" if self.survival is not None else ""
+        return (
+            f"funnel: {self.scanned} commits → {self.candidates} candidates → {self.validated} validated → "
+            f"{self.accepted} accepted{survival} → {self.kept} kept"
+        )
+
+
+def funnel_of(scanned: int, decisions: list[Decision], kept: int) -> Funnel:
+    """The funnel of a window of `scanned` commits whose decided commits are `decisions`."""
+    rejected = Counter(d.stage for d in decisions if d.outcome == "rejected")
+    accepted = sum(d.outcome == "accepted" for d in decisions)
+    screened_out = rejected.get("history", 0)
+    return Funnel(
+        scanned=scanned,
+        screened_out=screened_out,
+        candidates=scanned - screened_out,
+        validated=accepted + sum(n for stage, n in rejected.items() if stage != "history"),
+        accepted=accepted,
+        kept=kept,
+        rejected_by_stage=dict(sorted(rejected.items())),
+    )
+
+
+@dataclass
+class GatherReport:
+    repo: str
+    accepted: list[Task] = field(default_factory=list)  # the suite's tasks, newest commit first
+    rejected: list[Rejection] = field(default_factory=list)
+    scanned: int = 0
+    funnel: Funnel = field(default_factory=Funnel)
+    resumed: int = 0  # commits decided by an earlier gather into the same --out
+    validated_now: int = 0  # candidates validated by this session
+    validation_s: float = 0.0  # wall time this session spent validating
+
+    @property
+    def per_minute(self) -> float | None:
+        return round(self.validated_now * 60 / self.validation_s, 2) if self.validation_s > 0 else None
+
+    def as_json(self) -> dict:
+        return {
+            "repo": self.repo,
+            "scanned_commits": self.scanned,
+            "accepted": [
+                {"task_id": t.id, "commit": t.metadata.get("commit"), "prompt": t.prompt} for t in self.accepted
+            ],
+            "rejected": [asdict(r) for r in self.rejected],
+            "funnel": self.funnel.as_json(),
+            "session": {
+                "decided_before": self.resumed,
+                "validated": self.validated_now,
+                "validation_seconds": round(self.validation_s, 1),
+                "validated_per_minute": self.per_minute,
+            },
+        }
