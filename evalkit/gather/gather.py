@@ -25,7 +25,7 @@ from evalkit.gather.history import (
     screen,
     split_commit,
 )
-from evalkit.gather.prompts import prompt_from_message, rewrite_prompt
+from evalkit.gather.task_prompt import task_prompt
 from evalkit.gather.validate import test_files, validate_candidate
 from evalkit.models.client import ChatClient
 from evalkit.sandbox.backend import SandboxBackend
@@ -50,6 +50,7 @@ class GatherOptions:
     neighbour_modules: int = 5  # existing test modules beside the touched ones, run for PASS_TO_PASS
     ca_bundle: Path = HOST_CA_BUNDLE
     rewriter: ChatClient | None = None
+    keep_underspecified: bool = False  # keep tasks whose tests need names no prompt gives (flagged)
 
 
 @dataclass
@@ -111,17 +112,19 @@ def neighbour_modules(repo: Path, commit: str, touched: list[str], limit: int) -
     return found[:limit]
 
 
-def _prompt(candidate: Candidate, options: GatherOptions) -> tuple[str, dict[str, str]]:
-    message = candidate.commit.message
-    draft = prompt_from_message(message, options.max_prompt_chars)
-    meta = {"prompt_source": "commit message"}
-    if options.rewriter is not None and draft:
-        rewritten, error = rewrite_prompt(options.rewriter, message, draft, options.max_prompt_chars)
-        if error:
-            meta["rewrite_error"] = error
-        else:
-            draft, meta["prompt_source"] = rewritten, f"rewriter {options.rewriter.spec.name}"
-    return draft, meta
+def _prompt(local: Path, candidate: Candidate, options: GatherOptions) -> tuple[str, dict[str, str], str | None]:
+    """(prompt, metadata, why the candidate is left out at this stage or None)."""
+    commit = candidate.commit
+    made = task_prompt(
+        local, commit.parent, commit.sha, commit.message, (candidate.patch, candidate.test_patch),
+        options.max_prompt_chars, options.rewriter,
+    )  # fmt: skip
+    if not made.prompt:
+        return "", made.metadata, "the commit message gives no usable prompt"
+    if made.underspecified and not options.keep_underspecified:
+        names = ", ".join(made.underspecified)
+        return "", made.metadata, f"underspecified: the tests need {names}, which neither prompt nor interface gives"
+    return made.prompt, made.metadata, None
 
 
 def gather(
@@ -148,11 +151,9 @@ def gather(
         if isinstance(screened, str):
             report.rejected.append(Rejection(commit.sha, subject, "history", screened))
             continue
-        prompt, meta = _prompt(screened, options)
-        if not prompt:
-            report.rejected.append(
-                Rejection(commit.sha, subject, "prompt", "the commit message gives no usable prompt")
-            )
+        prompt, meta, left_out = _prompt(local, screened, options)
+        if left_out:
+            report.rejected.append(Rejection(commit.sha, subject, "prompt", left_out))
             continue
         env = detect_environment(*_reader(local, commit.parent))
         image = write_recipe(env, name, out, options.ca_bundle)
