@@ -15,8 +15,7 @@ from evalkit.gather.interface import Interface, Texts, extract_interface, unders
 from evalkit.gather.prompts import rewrite_prompt
 from evalkit.gather.test_usage import test_usage
 from evalkit.models.client import ChatClient
-
-UNDERSPECIFIED = "underspecified"  # task metadata key: the names, comma-separated
+from evalkit.tasks.model import UNDERSPECIFIED
 
 
 @dataclass

@@ -30,7 +30,7 @@ def searcher(*base_texts: str):
 
 
 RANGES = _d(
-    '''
+    """
     class VersionRange:
         def __init__(self, low, high):
             self.low, self.high = low, high
@@ -46,7 +46,7 @@ RANGES = _d(
 
     class ParseError(ValueError):
         pass
-    '''
+    """
 )
 RANGES_AFTER = _d(
     '''
