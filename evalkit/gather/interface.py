@@ -10,6 +10,7 @@ guess it, so the task would measure luck (SWE-bench Verified dropped such tasks 
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from evalkit.gather.test_usage import TestUsage
 # (words, whole words?) → those of them found anywhere in the base tree's Python files
 BaseSearch = Callable[[list[str], bool], set[str]]
 _MIN_MESSAGE = 8  # a shorter message start is too common to say anything
-_MAX_SUMMARY = 80  # characters of a docstring's first line
+_MAX_SUMMARY = 70  # characters of a docstring's first line
 Texts = dict[str, tuple[str | None, str | None]]  # path → (text at base, text with the change)
 
 
@@ -54,7 +55,7 @@ class Interface:
         """A markdown section: the items under their module, then options and messages."""
         if not self.items:
             return ""
-        lines = ["Interface (new names the change adds):"]
+        lines = ["Interface (new in this change):"]
         modules = {i.path: i for i in self.items if i.kind == "module"}
         for path in dict.fromkeys(i.path for i in self.items if i.path):
             new = modules.get(path)
@@ -88,16 +89,46 @@ def _definition_items(sources: Texts, usage: TestUsage) -> list[InterfaceItem]:
         module = module_name(path)
         if before is None and module.split(".")[-1] in usage.names:
             items.append(InterfaceItem(module.split(".")[-1], "module", module, path))
-        new = _new(definitions(after, path), definitions(before or "", path))
+        old = definitions(before or "", path)
+        existing = {d.qualname for d in old}
+        new = _new(definitions(after, path), old)
         listed = {d.qualname for d in new if d.name in usage.names and d.kind != "parameter"}
         for d in new:
             if d.name not in usage.names or d.kind == "option":
                 continue
-            owner_class = d.owner.removesuffix(".__init__")
-            if d.kind == "parameter" and ({d.owner, owner_class, f"{owner_class}.{d.name}"} & listed):
-                continue  # the function's signature, or the attribute it sets, already says it
+            if d.kind == "parameter":
+                owner_class = d.owner.removesuffix(".__init__")
+                if d.name not in usage.keywords or d.owner not in existing or f"{owner_class}.{d.name}" in listed:
+                    continue  # only a new keyword of an existing function, and not twice
             items.append(_item(d))
     return items
+
+
+def defined_words(sources: Texts) -> set[str]:
+    """The names the patched modules define, however (def, class, parameter, module or class level
+    assignment, `obj.name = ...`, keyword argument, or a string that is just the name, as for
+    `setattr` or a dict key): the names a change can add. Imported and merely called names are not among them, so a
+    test and a change that both use `Decimal` or `Path.read_bytes` do not make them interface."""
+    found: set[str] = set()
+    for _, after in sources.values():
+        try:
+            tree = ast.parse(after or "")
+        except SyntaxError:
+            continue
+        top = {id(n) for n in tree.body} | {id(n) for c in tree.body if isinstance(c, ast.ClassDef) for n in c.body}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                found.add(node.name)
+            elif isinstance(node, ast.arg | ast.keyword) and node.arg:
+                found.add(node.arg)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                found.add(node.attr)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+                found.add(node.value)
+            elif isinstance(node, ast.Assign | ast.AnnAssign) and id(node) in top:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return found
 
 
 def _written(message: str, added: str) -> str:
@@ -129,10 +160,10 @@ def extract_interface(sources: Texts, tests: TestUsage, patch: str, base_has: Ba
     added = added_text(patch)
     items = _definition_items(sources, tests) + _string_items(sources, tests, added, base_has)
     unique = list({(i.kind, i.signature, i.name): i for i in items}.values())
-    candidates = sorted(n for n in tests.names if re.search(rf"\b{re.escape(n)}\b", added))
+    candidates = sorted(tests.names & defined_words(sources))
     new_names = set(candidates) - base_has(candidates, True) if candidates else set()
     given = {i.name for i in unique} | {i.name.lstrip("-").replace("-", "_") for i in unique if i.kind == "option"}
-    needed = sorted(new_names | given)
+    needed = sorted(new_names | {i.name for i in unique if i.kind in ("option", "message")})
     return Interface(unique, needed, sorted(new_names - given))
 
 

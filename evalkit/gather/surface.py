@@ -158,4 +158,5 @@ def definitions(text: str, path: str) -> list[Definition]:
                 if isinstance(target, ast.Name):
                     found.append(Definition(target.id, target.id, "constant", target.id, path))
     found += _options(tree, path)
-    return [d for d in found if not d.name.startswith("_") or d.name == "__init__"]
+    public = [d for d in found if not d.owner.startswith("_")]  # a private class's members are private
+    return [d for d in public if not d.name.startswith("_") or d.name == "__init__"]

@@ -17,6 +17,8 @@ from evalkit.gather.test_usage import test_usage
 from evalkit.models.client import ChatClient
 from evalkit.tasks.model import UNDERSPECIFIED
 
+MIN_INTENT_CHARS = 160  # what to change and why needs a couple of sentences, however long the interface
+
 
 @dataclass
 class TaskPrompt:
@@ -70,17 +72,20 @@ def task_prompt(
     rewriter: ChatClient | None = None,
 ) -> TaskPrompt:
     """The prompt of the commit `sha` (`parts`: its source and test diffs), its metadata
-    (prompt_source, interface, rewrite_error, underspecified) and the names it leaves out."""
+    (prompt_source, interface, rewrite_error, underspecified) and the names it leaves out.
+    `max_chars` is for the whole prompt: the intent gets what the interface leaves, at least
+    MIN_INTENT_CHARS."""
     patch, test_patch = parts
-    intent = intent_draft(message, patch, max_chars)
-    if not intent:
-        return TaskPrompt("")
     interface = interface_of(repo, parent, sha, patch, test_patch)
     section = interface.render()
+    budget = max(MIN_INTENT_CHARS, max_chars - len(section) - 2)  # the interface is never cut
+    intent = intent_draft(message, patch, budget)
+    if not intent:
+        return TaskPrompt("")
     meta = {"prompt_source": "commit message and diff"}
     if rewriter is not None:
         context = f"Draft request:\n{intent}" + (f"\n\n{section}" if section else "")
-        rewritten, error = rewrite_prompt(rewriter, message, intent, max_chars, context)
+        rewritten, error = rewrite_prompt(rewriter, message, intent, budget, context)
         if error:
             meta["rewrite_error"] = error
         else:

@@ -18,6 +18,7 @@ _MIN_MESSAGE = 4  # a shorter literal is too common to say anything
 @dataclass
 class TestUsage:
     names: set[str] = field(default_factory=set)  # identifiers: attributes, calls, imports, keywords
+    keywords: set[str] = field(default_factory=set)  # of those, the keyword arguments of calls
     options: set[str] = field(default_factory=set)  # string constants such as "--json"
     messages: set[str] = field(default_factory=set)  # literals matched with match= or `"..." in ...`
 
@@ -93,6 +94,7 @@ def _collect(nodes: list[ast.AST], usage: TestUsage) -> None:
                 usage.names.add(node.id)
             elif isinstance(node, ast.keyword) and node.arg:
                 usage.names.add(node.arg)
+                usage.keywords.add(node.arg)
                 if node.arg == "match" and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
                     usage.messages.add(_literal(node.value.value, is_regex=True))
             elif isinstance(node, ast.ImportFrom):
@@ -125,6 +127,7 @@ def test_usage(modules: dict[str, tuple[str | None, str | None]]) -> TestUsage:
     usage.names = {
         n for n in usage.names if not n.startswith("_") and n not in local and not hasattr(builtins, n) and n != "self"
     }
+    usage.keywords &= usage.names
     usage.messages = {m.strip() for m in usage.messages if len(m.strip()) >= _MIN_MESSAGE}
     return usage
 

@@ -130,7 +130,7 @@ def interface_of(source_after=RANGES_AFTER, tests_after=TESTS_AFTER):
 
 def test_every_kind_of_new_name_the_tests_use_is_listed_with_its_signature():
     lines = interface_of().render().splitlines()
-    assert lines[:2] == ["Interface (new names the change adds):", "`ranges.py`:"]
+    assert lines[:2] == ["Interface (new in this change):", "`ranges.py`:"]
     assert set(lines[2:]) == {
         "- `def VersionRange.to_specifier_set(self) -> 'SpecifierSet'`: The range as a PEP 440 specifier set.",
         "- `def parse(text, *, strict: bool = False)`: new parameter `strict`",

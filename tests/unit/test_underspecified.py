@@ -5,11 +5,10 @@ leaderboard's suite figures."""
 import io
 import json
 import subprocess
-from pathlib import Path
 
 from conftest import DEMO_SUITE
 from rich.console import Console
-from shop_repo import _commit, _git
+from stock_repo import build_stock_repo
 
 from evalkit.diffs import DEFAULT_TEST_GLOBS
 from evalkit.gather.history import commits, split_commit
@@ -21,38 +20,9 @@ from evalkit.tasks.write import write_suite
 from evalkit.verify.correctness import CorrectnessResult
 from evalkit.verify.health import assess_health
 
-INVENTORY = (
-    "class Stock:\n    def __init__(self):\n        self.items = {}\n\n"
-    "    def add(self, sku, n):\n        self.items[sku] = self.items.get(sku, 0) + n\n"
-)
-RESERVE = (
-    "\n    def reserve(self, sku, n, *, hold_minutes=15):\n"
-    '        """Hold `n` units for a checkout; they come back after `hold_minutes`."""\n'
-    "        self.items[sku] -= n\n"
-    '        setattr(self, "last_hold", (sku, n, hold_minutes))\n'
-)
-TESTS = (
-    "from shop.stock import Stock\n\n\n"
-    "def test_add():\n    s = Stock()\n    s.add('a', 2)\n    assert s.items == {'a': 2}\n"
-)
-RESERVE_TESTS = (
-    "\n\ndef test_reserve():\n    s = Stock()\n    s.add('a', 2)\n    s.reserve('a', 1, hold_minutes=5)\n"
-    "    assert s.items == {'a': 1} and s.last_hold == ('a', 1, 5)\n"
-)
-
-
-def stock_repo(root: Path) -> Path:
-    root.mkdir()
-    _git(root, "init", "--quiet", "--initial-branch=main")
-    files = {"shop/__init__.py": "", "shop/stock.py": INVENTORY, "tests/test_stock.py": TESTS}
-    _commit(root, files, "Start", 1)
-    files = {"shop/stock.py": INVENTORY + RESERVE, "tests/test_stock.py": TESTS + RESERVE_TESTS}
-    _commit(root, files, "Hold stock during checkout", 2)
-    return root
-
 
 def test_a_new_method_absent_from_the_subject_is_in_the_interface_and_a_dynamic_name_is_flagged(tmp_path):
-    repo = stock_repo(tmp_path / "stock")
+    repo = build_stock_repo(tmp_path / "stock")
     commit = commits(repo)[0]
     made = task_prompt(repo, commit.parent, commit.sha, commit.message, split_commit(repo, commit, DEFAULT_TEST_GLOBS))
     assert made.prompt.startswith("Hold stock during checkout. The work is in `shop/stock.py`, around `Stock`.")
