@@ -35,14 +35,14 @@ class InterfaceItem:
     owner: str = ""
     summary: str = ""
 
-    def line(self) -> str:
+    def line(self, summary: bool = True) -> str:
         text = {
             "method": f"`{self.signature.replace(' ' + self.name + '(', ' ' + self.owner + '.' + self.name + '(', 1)}`",
             "parameter": f"`{self.signature}`: new parameter `{self.name}`",
             "option": f"command-line option `{self.signature}`",
             "message": f'message text "{self.signature}"',
         }.get(self.kind, f"`{self.signature}`")
-        return f"- {text}" + (f": {cap(self.summary, _MAX_SUMMARY)}" if self.summary else "")
+        return f"- {text}" + (f": {cap(self.summary, _MAX_SUMMARY)}" if self.summary and summary else "")
 
 
 @dataclass
@@ -51,8 +51,9 @@ class Interface:
     needed: list[str] = field(default_factory=list)  # new names and strings the tests use
     missing: list[str] = field(default_factory=list)  # of those, the ones no item gives
 
-    def render(self) -> str:
-        """A markdown section: the items under their module, then options and messages."""
+    def render(self, summaries: bool = True) -> str:
+        """A markdown section: the items under their module, then options and messages; each with
+        the first line of its docstring or help when `summaries`."""
         if not self.items:
             return ""
         lines = ["Interface (new in this change):"]
@@ -60,8 +61,8 @@ class Interface:
         for path in dict.fromkeys(i.path for i in self.items if i.path):
             new = modules.get(path)
             lines.append(f"`{path}`" + (f" (new module `{new.signature}`)" if new else "") + ":")
-            lines += [i.line() for i in self.items if i.path == path and i.kind != "module"]
-        lines += [i.line() for i in self.items if not i.path]
+            lines += [i.line(summaries) for i in self.items if i.path == path and i.kind != "module"]
+        lines += [i.line(summaries) for i in self.items if not i.path]
         return "\n".join(lines)
 
 

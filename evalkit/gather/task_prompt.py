@@ -73,11 +73,13 @@ def task_prompt(
 ) -> TaskPrompt:
     """The prompt of the commit `sha` (`parts`: its source and test diffs), its metadata
     (prompt_source, interface, rewrite_error, underspecified) and the names it leaves out.
-    `max_chars` is for the whole prompt: the intent gets what the interface leaves, at least
-    MIN_INTENT_CHARS."""
+    `max_chars` is for the whole prompt: the interface loses its docstring lines when they do not
+    fit, and the intent gets what the interface leaves, at least MIN_INTENT_CHARS."""
     patch, test_patch = parts
     interface = interface_of(repo, parent, sha, patch, test_patch)
     section = interface.render()
+    if len(section) + MIN_INTENT_CHARS + 2 > max_chars:
+        section = interface.render(summaries=False)  # signatures are needed, docstring lines are not
     budget = max(MIN_INTENT_CHARS, max_chars - len(section) - 2)  # the interface is never cut
     intent = intent_draft(message, patch, budget)
     if not intent:
