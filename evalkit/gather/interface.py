@@ -49,7 +49,9 @@ class InterfaceItem:
 class Interface:
     items: list[InterfaceItem] = field(default_factory=list)
     needed: list[str] = field(default_factory=list)  # new names and strings the tests use
-    missing: list[str] = field(default_factory=list)  # of those, the ones no item gives
+    # of those, the ones no item names (a parameter shown in a listed signature is given once the
+    # section is in the prompt: `underspecified` reads the whole prompt)
+    missing: list[str] = field(default_factory=list)
 
     def render(self, summaries: bool = True) -> str:
         """A markdown section: the items under their module, then options and messages; each with
@@ -108,8 +110,8 @@ def _definition_items(sources: Texts, usage: TestUsage) -> list[InterfaceItem]:
 def defined_words(sources: Texts) -> set[str]:
     """The names the patched modules define, however (def, class, parameter, module or class level
     assignment, `obj.name = ...`, keyword argument, or a string that is just the name, as for
-    `setattr` or a dict key): the names a change can add. Imported and merely called names are not among them, so a
-    test and a change that both use `Decimal` or `Path.read_bytes` do not make them interface."""
+    `setattr` or a dict key): the names a change can add. Imported and merely called names are not
+    among them, so a test and a change that both use `Decimal` or `Path.read_bytes` make no interface."""
     found: set[str] = set()
     for _, after in sources.values():
         try:
