@@ -47,6 +47,9 @@ def gather_command(
     ] = MAX_IDS_PER_FUNCTION,
     ca_bundle: Annotated[Path, typer.Option(help="CA bundle image builds use to reach PyPI.")] = HOST_CA_BUNDLE,
     config: Annotated[Path | None, typer.Option(help="Model config for --rewriter (default ./evalkit.toml).")] = None,
+    keep_underspecified: Annotated[
+        bool, typer.Option(help="Keep tasks whose tests need names no prompt gives (flagged underspecified).")
+    ] = False,
 ) -> None:
     """Mine a repository's history for validated short-prompt, large-diff tasks."""
     from rich.table import Table
@@ -81,6 +84,7 @@ def gather_command(
         rewriter=rewriter_client,
         concurrency=concurrency,
         max_ids_per_test=max_ids_per_test,
+        keep_underspecified=keep_underspecified,
     )
     backend = _open_backend(new_run_id())
     try:

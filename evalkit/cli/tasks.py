@@ -88,7 +88,9 @@ def _health_table(rows: list[TaskHealth]) -> Table:
         table.add_column(column)
     for row in rows:
         gold = f"{sum(row.gold_runs)}/{len(row.gold_runs)}"
-        verdict = "[green]valid[/]" if row.valid else "[red]invalid[/]: " + "; ".join(row.problems)
+        verdict = "[green]valid[/]" if row.valid else "[red]invalid[/]: " + escape("; ".join(row.problems))
+        if row.underspecified:
+            verdict += f"; [yellow]underspecified[/]: {escape(', '.join(row.underspecified))}"
         table.add_row(
             row.task_id,
             gold,
@@ -164,6 +166,12 @@ def tasks_validate(
             console.print(f"JSON rows written to {json_out}")
     valid = sum(r.valid for r in ordered)
     err_console.print(f"{valid} of {counted(len(ordered), 'task')} valid")
+    vague = [r.task_id for r in ordered if r.underspecified]
+    if vague:
+        err_console.print(
+            f"{counted(len(vague), 'task')} underspecified (the tests need names the prompt does not give): "
+            + escape(", ".join(vague[:5]) + (" …" if len(vague) > 5 else ""))
+        )
     if valid < len(ordered):
         raise typer.Exit(1)
 

@@ -37,9 +37,9 @@ from evalkit.gather.history import (
     split_commit,
 )
 from evalkit.gather.journal import Decision, Journal
-from evalkit.gather.prompts import prompt_from_message, rewrite_prompt
 from evalkit.gather.report import REPORT, GatherReport, funnel_of
 from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION
+from evalkit.gather.task_prompt import task_prompt
 from evalkit.gather.validate import test_files, validate_candidate
 from evalkit.models.client import ChatClient
 from evalkit.runs.fan_out import fan_out
@@ -68,6 +68,7 @@ class GatherOptions:
     rewriter: ChatClient | None = None
     concurrency: int = 2  # candidates validated side by side
     max_ids_per_test: int = MAX_IDS_PER_FUNCTION  # FAIL_TO_PASS ids kept per test function
+    keep_underspecified: bool = False  # keep tasks whose tests need names no prompt gives (flagged)
 
 
 @dataclass(frozen=True)
@@ -121,17 +122,19 @@ def neighbour_modules(repo: Path, commit: str, touched: list[str], limit: int) -
     return found[:limit]
 
 
-def _prompt(candidate: Candidate, options: GatherOptions) -> tuple[str, dict[str, str]]:
-    message = candidate.commit.message
-    draft = prompt_from_message(message, options.max_prompt_chars)
-    meta = {"prompt_source": "commit message"}
-    if options.rewriter is not None and draft:
-        rewritten, error = rewrite_prompt(options.rewriter, message, draft, options.max_prompt_chars)
-        if error:
-            meta["rewrite_error"] = error
-        else:
-            draft, meta["prompt_source"] = rewritten, f"rewriter {options.rewriter.spec.name}"
-    return draft, meta
+def _prompt(local: Path, candidate: Candidate, options: GatherOptions) -> tuple[str, dict[str, str], str | None]:
+    """(prompt, metadata, why the candidate is left out at this stage or None)."""
+    commit = candidate.commit
+    made = task_prompt(
+        local, commit.parent, commit.sha, commit.message, (candidate.patch, candidate.test_patch),
+        options.max_prompt_chars, options.rewriter,
+    )  # fmt: skip
+    if not made.prompt:
+        return "", made.metadata, "the commit message gives no usable prompt"
+    if made.underspecified and not options.keep_underspecified:
+        names = ", ".join(made.underspecified)
+        return "", made.metadata, f"underspecified: the tests need {names}, which neither prompt nor interface gives"
+    return made.prompt, made.metadata, None
 
 
 def _subject(commit: Commit) -> str:
@@ -176,9 +179,9 @@ def _validate(g: _Gathering, work: _Work, backend: SandboxBackend) -> Task | Rej
     """A candidate's prompt and tests: the task, or why it is left out."""
     options, name, out = g.options, g.name, g.out
     candidate, commit = work.candidate, work.candidate.commit
-    prompt, meta = _prompt(candidate, options)
-    if not prompt:
-        return Rejection(commit.sha, _subject(commit), "prompt", "the commit message gives no usable prompt")
+    prompt, meta, left_out = _prompt(g.local, candidate, options)
+    if left_out:
+        return Rejection(commit.sha, _subject(commit), "prompt", left_out)
     task_id = f"{name}-{commit.sha[:10]}"
     provisional = Task(
         id=task_id,

@@ -119,6 +119,8 @@ class SuiteStats(BaseModel):
     tasks: int
     skipped: list[str]
     figures: dict[str, dict[str, Any]]
+    # task → the names its tests need that its prompt does not give (flagged by `evalkit gather`)
+    underspecified: dict[str, str] = Field(default_factory=dict)
 
 
 class SuiteBoard(BaseModel):
@@ -251,6 +253,7 @@ def _suite_stats(path: str) -> tuple[SuiteStats | None, dict[str, str], str | No
         tasks=len(per_task),
         skipped=skipped,
         figures={k: dict(v) for k, v in summarize_figures(per_task).items()},
+        underspecified={f.id: ", ".join(f.underspecified) for f in per_task if f.underspecified},
     )
     return stats, {t.id: t.prompt for t in suite.tasks}, None
 

@@ -53,6 +53,7 @@ def stats_command(suite: Path, json_out: bool, reference: str | None, console: C
                 "tasks": len(per_task),
                 "skipped": skipped,
                 "figures": summary,
+                "underspecified": [f.id for f in per_task if f.underspecified],
                 "per_task": [f.model_dump() for f in per_task],
             },
             "reference": ref,
@@ -61,6 +62,15 @@ def stats_command(suite: Path, json_out: bool, reference: str | None, console: C
         return 0
     console.print(_table(name, len(per_task), summary, ref))
     _footer(console, suite, skipped, ref)
+    vague = [f for f in per_task if f.underspecified]
+    if vague:
+        console.print(
+            f"[yellow]{counted(len(vague), 'task')} of {len(per_task)} underspecified[/] (the tests need "
+            f"names the prompt does not give); first: {escape(vague[0].id)} needs "
+            + escape(", ".join(vague[0].underspecified)),
+            highlight=False,
+            soft_wrap=True,
+        )
     return 0
 
 

@@ -37,6 +37,7 @@ class TaskFigures(BaseModel):
     files_with_tests: int | None
     fail_to_pass: int | None
     pass_to_pass: int | None
+    underspecified: list[str] = []  # names the tests need that the prompt does not give (gathered tasks)
 
 
 class Description(TypedDict):
@@ -78,8 +79,8 @@ def figures(
 
 
 def task_figures(task: Task) -> TaskFigures:
-    """The measures of a Task (every one is available)."""
-    return figures(
+    """The measures of a Task (every one is available), with its underspecified names."""
+    measured = figures(
         task.id,
         task.prompt,
         task.patch,
@@ -87,6 +88,7 @@ def task_figures(task: Task) -> TaskFigures:
         len(task.tests.fail_to_pass),
         len(task.tests.pass_to_pass),
     )
+    return measured.model_copy(update={"underspecified": task.underspecified})
 
 
 def row_figures(row: dict[str, Any]) -> TaskFigures:

@@ -77,6 +77,9 @@ class Limits(BaseModel):
     network: bool = Field(False, description="Whether the agent phase may reach the network.")
 
 
+UNDERSPECIFIED = "underspecified"  # metadata key: names the tests need that no prompt gives
+
+
 class Task(BaseModel):
     """One agent task: a short prompt over a base tree, hidden tests, and a reference change."""
 
@@ -97,3 +100,9 @@ class Task(BaseModel):
     test_patch: str = Field(..., description="Hidden test change (unified diff); never shown to the agent.")
     limits: Limits = Field(default_factory=Limits)
     metadata: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def underspecified(self) -> list[str]:
+        """The names the hidden tests need that the prompt does not give, as `evalkit gather`
+        flagged them (`metadata["underspecified"]`, comma-separated); [] when none."""
+        return [n.strip() for n in self.metadata.get(UNDERSPECIFIED, "").split(",") if n.strip()]

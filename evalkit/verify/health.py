@@ -28,6 +28,9 @@ class TaskHealth(BaseModel):
     fail_to_pass: int
     pass_to_pass: int
     duration_s: float
+    # names the hidden tests need that neither prompt nor interface gives (set by gather): a flag,
+    # not a failure, since the tests still judge the reference change correctly
+    underspecified: list[str] = Field(default_factory=list)
 
 
 def _flaky_tests(runs: list[CorrectnessResult]) -> list[str]:
@@ -75,6 +78,7 @@ def assess_health(task: Task, gold: list[CorrectnessResult], empty: CorrectnessR
         fail_to_pass=len(task.tests.fail_to_pass),
         pass_to_pass=len(task.tests.pass_to_pass),
         duration_s=round(duration_s, 2),
+        underspecified=task.underspecified,
     )
 
 

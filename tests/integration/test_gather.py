@@ -51,6 +51,10 @@ def test_tasks_have_short_prompts_hidden_tests_and_no_flaky_test(gathered):
     assert len(discounts.tests.fail_to_pass) == 4 and "tests/test_discounts.py" in discounts.test_patch
     assert "tests/test_cart.py::test_total" in discounts.tests.pass_to_pass  # a neighbouring module guards the cart
     assert "tests/" not in discounts.patch and "shop/discounts.py" in discounts.patch
+    # the interface gives the new names the tests call, which the commit message does not
+    assert "- `def Cart.apply_code(self, code)`" in discounts.prompt
+    assert "`class UnknownCode(KeyError)`" in discounts.prompt
+    assert "return" not in discounts.prompt and "underspecified" not in discounts.metadata
     shipping = tasks["feat(shipping): estimate shipping by weight"]
     assert shipping.prompt.startswith("Estimate shipping by weight.")
     assert FLAKY_TEST not in shipping.tests.fail_to_pass and FLAKY_TEST in shipping.metadata["flaky_tests"]

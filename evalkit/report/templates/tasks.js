@@ -110,6 +110,11 @@ function statsView(suite) {
   if (suite.stats && suite.stats.skipped.length) {
     notes.push(suite.stats.skipped.length + " task(s) not counted; first: " + suite.stats.skipped[0]);
   }
+  const vague = Object.entries((suite.stats && suite.stats.underspecified) || {});
+  if (vague.length) {
+    notes.push(vague.length + " of " + suite.stats.tasks + " task(s) underspecified (the tests need names the prompt " +
+      "does not give): " + vague.slice(0, 5).map(([task, names]) => task + " needs " + names).join("; "));
+  }
   put(box, h("div", { class: "note" }, notes.map((n) => h("p", { text: n }))));
   return box;
 }

@@ -1,0 +1,81 @@
+"""A deterministic intent for a gathered task: what to change and why, in a developer's words, from
+the commit message (subject and body), the release notes the change adds (CHANGELOG, NEWS...) and
+where the diff works (touched modules and the existing functions and classes it edits). No code:
+fenced or indented blocks, quotes and lines about tests are left out, names are named, never shown."""
+
+from __future__ import annotations
+
+import re
+
+from evalkit.diffs import parsed_diff
+from evalkit.gather.prompts import cap, clean, prompt_from_message
+
+_NOTES = re.compile(r"(^|/)(changes|changelog|news|history|release[-_ ]?notes|whatsnew)[^/]*$", re.I)
+_ROLE = re.compile(r":[\w:]+:`~?([^`<]+?)(?:\s*<[^>]*>)?`")  # rst :func:`name` → name
+_HEADING = re.compile(r"^([=\-~^*#+]{3,}|#+\s.*|v?\d+(\.\d+)+\S*(\s.*)?|unreleased.*|\d{4}-\d\d-\d\d.*)$", re.I)
+_CONTEXT = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z]\w*)")
+_MAX_PLACES = 3
+
+
+def _strip(path: str) -> str:
+    return path[2:] if path.startswith(("a/", "b/")) else path
+
+
+def release_notes(patch: str) -> str:
+    """The prose the change adds to its release notes, markup removed ("" when it adds none)."""
+    found: list[str] = []
+    for patched in parsed_diff(patch):
+        if not _NOTES.search(_strip(patched.target_file)):
+            continue
+        for hunk in patched:
+            for line in hunk:
+                text = line.value.strip()
+                if not line.is_added or not text or _HEADING.match(text) or line.value.startswith(("    ", "\t")):
+                    continue
+                text = _ROLE.sub(r"\1", text).replace("``", "`").lstrip("-*+ ")
+                text = clean(re.sub(r"^\[?[\w .-]*\]?\s*[:-]\s+(?=[A-Z])", "", text) if ":" in text[:20] else text)
+                if text:
+                    found.append(text.rstrip(".") + ".")
+    return " ".join(found)
+
+
+def places(patch: str) -> tuple[list[str], list[str]]:
+    """(touched Python modules, existing functions and classes the diff edits), in diff order."""
+    files: list[str] = []
+    names: list[str] = []
+    for patched in parsed_diff(patch):
+        path = _strip(patched.target_file if not patched.is_removed_file else patched.source_file)
+        if not path.endswith(".py"):
+            continue
+        files.append(path)
+        if patched.is_added_file:
+            continue
+        for hunk in patched:
+            match = _CONTEXT.match(hunk.section_header or "")
+            if match and not match.group(1).startswith("_") and match.group(1) not in names:
+                names.append(match.group(1))
+    return files, names
+
+
+def _where(files: list[str], names: list[str]) -> str:
+    if not files:
+        return ""
+    shown = ", ".join(f"`{f}`" for f in files[:_MAX_PLACES]) + (" and others" if len(files) > _MAX_PLACES else "")
+    around = ", ".join(f"`{n}`" for n in names[:_MAX_PLACES])
+    return f"The work is in {shown}" + (f", around {around}" if around else "") + "."
+
+
+def intent_draft(message: str, patch: str, max_chars: int = 400) -> str:
+    """What to change and why (pure): the commit message's subject and body, the release note
+    when it says more, and where the change lives; capped at `max_chars`, "" when the message
+    gives nothing."""
+    said = prompt_from_message(message, max_chars=10_000, paragraphs=3)
+    if not said:
+        return ""
+    notes = release_notes(patch)
+    if notes and notes.lower().rstrip(".") not in said.lower():
+        said += f" Release note: {notes}"
+    where = _where(*places(patch))
+    if len(said) + len(where) + 1 > max_chars:
+        said = cap(said, max(40, max_chars - len(where) - 1))
+    return cap(f"{said} {where}".strip(), max_chars)

@@ -1,0 +1,62 @@
+"""The deterministic intent of a gathered prompt: the commit message's subject and body, the release
+note the change adds, and where the change lives; short, and never code."""
+
+from evalkit.gather.intent import intent_draft, release_notes
+
+MESSAGE = """\
+Support nested arrays (#41)
+
+Arrays may now hold arrays, as the TOML spec allows; before, the parser
+stopped at the inner bracket with a confusing error.
+
+For example:
+
+```python
+loads("a = [[1, 2], [3]]")
+```
+
+    decoder.load_array(inner)
+
+Adds tests for deep nesting.
+
+Signed-off-by: Dev <dev@example.com>
+"""
+PATCH = """\
+diff --git a/toml/decoder.py b/toml/decoder.py
+--- a/toml/decoder.py
++++ b/toml/decoder.py
+@@ -10,2 +10,3 @@ class Decoder:
+     def load_array(self, text):
+-        return text.split(",")
++        items = self._split(text)
++        return [self.load_array(i) if i.startswith("[") else i for i in items]
+diff --git a/CHANGELOG.rst b/CHANGELOG.rst
+--- a/CHANGELOG.rst
++++ b/CHANGELOG.rst
+@@ -1,2 +1,6 @@
+ Changelog
+ =========
++
++0.11.0
++------
++- :func:`loads` reads nested arrays of any depth.
+"""
+
+
+def test_the_draft_says_what_and_why_and_where_without_code():
+    draft = intent_draft(MESSAGE, PATCH)
+    assert draft.startswith("Support nested arrays. Arrays may now hold arrays, as the TOML spec allows;")
+    assert "Release note: loads reads nested arrays of any depth." in draft
+    assert draft.endswith("The work is in `toml/decoder.py`, around `Decoder`.")
+    assert not any(code in draft for code in ("```", "loads(", "load_array(", "#41", "Signed-off", "tests"))
+    assert 200 <= len(draft) <= 400
+
+
+def test_the_draft_is_capped_but_keeps_where_the_work_is():
+    draft = intent_draft("Rework parsing\n\n" + "The parser was slow and wrong. " * 30, PATCH, max_chars=250)
+    assert len(draft) <= 250 and draft.endswith("around `Decoder`.") and "…" in draft
+
+
+def test_release_notes_are_prose_without_headings_or_markup():
+    assert release_notes(PATCH) == "loads reads nested arrays of any depth."
+    assert intent_draft("", PATCH) == ""
