@@ -92,6 +92,7 @@ def write_run(root: Path, suite: Path, run_id: str, plan: dict[str, tuple[str, l
                         stop_reason=stop,
                         error=kind.get("error"),
                         evidence=kind.get("evidence"),
+                        environment=kind.get("environment"),
                         endpoint={"model": api},
                         turns=1,
                         tool_calls=1,

@@ -17,6 +17,7 @@ from evalkit.report.html import write_leaderboard
 pytestmark = pytest.mark.integration
 
 ARTIFACT = ROOT / "reports" / "leaderboard-test.png"  # reports/ is git-ignored
+APPROXIMATE = {"environment": "approximate: Python 3.6 wanted, 3.9 used (bullseye)"}
 EVIL = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
 
 
@@ -35,7 +36,7 @@ def report(toy_suite_dir, tmp_path_factory) -> Path:
         "browser",
         {
             "gpt-4o": ("gpt-4o", [[OK, OK], [OK, {}]]),
-            "gpt-4o-mini": ("gpt-4o-mini", [[OK, {}], [{}, {}]]),
+            "gpt-4o-mini": ("gpt-4o-mini", [[OK, {}], [{**APPROXIMATE}, {**APPROXIMATE}]]),
             EVIL: ("no-price", [[evil, evil], [evil, evil]]),
         },
     )
@@ -221,3 +222,14 @@ def test_the_attempt_view_speaks_words_not_keys(page):
     assert "2026-01-01T" not in start and "2026" in start  # a local date, not the ISO text
     assert "limits: 50 turns" in start and "{" not in start
     assert page.locator("#runs td time").first.get_attribute("datetime") == "2026-01-01T00:00:00+00:00"
+
+
+def test_a_model_that_ran_on_an_approximate_environment_says_so_on_its_row(page):
+    """A SWE-bench task whose Python had no offline base ran on the nearest: the row says it,
+    and which tasks, rather than presenting the figures as SWE-bench's own."""
+    rows = page.locator("table.board tbody tr")
+    badges = [rows.nth(i).locator(".approx-env") for i in range(rows.count())]
+    shown = [b.inner_text() for b in badges if b.count()]
+    assert shown == ["1 task on an approximate environment"]
+    title = page.locator(".approx-env").get_attribute("title")
+    assert "Python 3.6 wanted, 3.9 used (bullseye)" in title
