@@ -3,6 +3,7 @@ change does not, and no listed test flips between identical runs."""
 
 from __future__ import annotations
 
+import re
 import time
 
 from pydantic import BaseModel, Field
@@ -10,7 +11,7 @@ from pydantic import BaseModel, Field
 from evalkit.errors import EvalkitError
 from evalkit.sandbox.protocol import SandboxBackend, SandboxRequest
 from evalkit.tasks.model import Task
-from evalkit.verify.correctness import SCORE_ROLE, CorrectnessResult, evaluate_patch
+from evalkit.verify.correctness import SCORE_ROLE, CorrectnessResult, evaluate_patch, first_failing_line
 from evalkit.verify.junit import TestStatus
 
 
@@ -41,6 +42,16 @@ def _flaky_tests(runs: list[CorrectnessResult]) -> list[str]:
     return sorted(t for t, statuses in seen.items() if len(statuses) > 1)
 
 
+_ASSERTION_LINE = re.compile(r"^E\s+(\S.*)$", re.MULTILINE)
+
+
+def first_error_line(log: str) -> str:
+    """The first line pytest marked `E` (what the first failing test said), else the first line
+    that names an error: why the reference change fails, in one line."""
+    found = _ASSERTION_LINE.search(log)
+    return found.group(1).strip()[:200] if found else first_failing_line(log)[:200]
+
+
 def assess_health(task: Task, gold: list[CorrectnessResult], empty: CorrectnessResult, duration_s: float) -> TaskHealth:
     """Turn the gold and empty runs into a verdict (pure)."""
     problems: list[str] = []
@@ -51,7 +62,8 @@ def assess_health(task: Task, gold: list[CorrectnessResult], empty: CorrectnessR
         problems.append("the reference patch does not apply")
     failing_gold = sorted({t for run in gold for t in run.fail_to_pass.failed + run.pass_to_pass.failed})
     if failing_gold:
-        problems.append(f"with the reference patch these fail: {', '.join(failing_gold[:5])}")
+        said = next(first_error_line(run.log) for run in gold if run.fail_to_pass.failed or run.pass_to_pass.failed)
+        problems.append(f"with the reference patch these fail: {', '.join(failing_gold[:5])} (first error: {said})")
     if empty.fail_to_pass.passed:
         problems.append(f"FAIL_TO_PASS tests pass without any change: {', '.join(empty.fail_to_pass.passed[:5])}")
     if empty.pass_to_pass.failed:

@@ -57,3 +57,25 @@ def test_a_sandbox_that_never_opened_is_not_followed_by_the_reference_patch_not_
     failed = CorrectnessResult(task_id="t1", error="building recipe x: step 3 failed")
     health = assess_health(_task(), [failed], failed, 1.0)
     assert health.problems == ["building recipe x: step 3 failed"]
+
+
+LINKCHECK_LOG = """\
+tests/test_build_linkcheck.py F
+=================================== FAILURES ===================================
+________________________________ test_defaults _________________________________
+    def test_defaults(app):
+>       assert "Anchor 'top' not found" in content
+E       assert "Anchor 'top' not found" in "links.txt:13: [broken] https://www.google.com/#top: HTTPSConnectionPool: Failed to resolve 'www.google.com'"
+E        +  where ... = ...
+"""
+
+
+def test_a_reference_patch_that_fails_says_what_the_first_failing_test_said():
+    """Offline, sphinx's linkcheck tests fail with the reference change too; the verdict line says why."""
+    gold = CorrectnessResult(task_id="t1", patch_applied=True, tests_ran=True, log=LINKCHECK_LOG)
+    gold.fail_to_pass.failed.append("tests/test_a.py::test_a")
+    empty = CorrectnessResult(task_id="t1", patch_empty=True, patch_applied=True, tests_ran=True)
+    health = assess_health(_task(), [gold], empty, 1.0)
+    assert not health.valid
+    assert health.problems[0].startswith("with the reference patch these fail: tests/test_a.py::test_a (first error: ")
+    assert "Failed to resolve 'www.google.com'" in health.problems[0]
