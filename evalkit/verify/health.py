@@ -43,13 +43,15 @@ def _flaky_tests(runs: list[CorrectnessResult]) -> list[str]:
 
 
 _ASSERTION_LINE = re.compile(r"^E\s+(\S.*)$", re.MULTILINE)
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")  # a run with `--color yes` (sphinx's tox.ini) colours pytest's E lines
 
 
 def first_error_line(log: str) -> str:
     """The first line pytest marked `E` (what the first failing test said), else the first line
     that names an error: why the reference change fails, in one line."""
+    log = _COLOUR.sub("", log)
     found = _ASSERTION_LINE.search(log)
-    return found.group(1).strip()[:200] if found else first_failing_line(log)[:200]
+    return found.group(1).strip()[:300] if found else first_failing_line(log)[:300]
 
 
 def assess_health(task: Task, gold: list[CorrectnessResult], empty: CorrectnessResult, duration_s: float) -> TaskHealth:

@@ -65,7 +65,8 @@ tests/test_build_linkcheck.py F
 ________________________________ test_defaults _________________________________
     def test_defaults(app):
 >       assert "Anchor 'top' not found" in content
-E       assert "Anchor 'top' not found" in "links.txt:13: [broken] https://www.google.com/#top: HTTPSConnectionPool: Failed to resolve 'www.google.com'"
+E       assert "Anchor 'top' not found" in "links.txt:13: [broken] https://www.google.com/#top: \
+HTTPSConnectionPool: Failed to resolve 'www.google.com'"
 E        +  where ... = ...
 """
 
@@ -79,3 +80,6 @@ def test_a_reference_patch_that_fails_says_what_the_first_failing_test_said():
     assert not health.valid
     assert health.problems[0].startswith("with the reference patch these fail: tests/test_a.py::test_a (first error: ")
     assert "Failed to resolve 'www.google.com'" in health.problems[0]
+    coloured = LINKCHECK_LOG.replace("E       assert", "\x1b[1m\x1b[31mE       assert")
+    gold.log = coloured
+    assert "Failed to resolve 'www.google.com'" in assess_health(_task(), [gold], empty, 1.0).problems[0]
