@@ -119,12 +119,12 @@ def validate_candidate(
     after_runs = [evaluate_patch(probe, provisional.patch, backend) for _ in range(runs)]
     for run in after_runs:
         if run.error:
-            return CandidateTests(reason=_one_line(run.error))
+            return CandidateTests(reason=_reason(run))
         if not run.patch_applied:
             return CandidateTests(reason="the source part does not apply to the base")
     for run in before_runs:
         if run.error and not tests_are_new(f"{run.error}\n{run.log}", provisional.patch):
-            return CandidateTests(reason=_one_line(run.error))
+            return CandidateTests(reason=_reason(run))
     before_runs = [run for run in before_runs if not run.error]  # the rest: the tests are new
     before, flaky_before = _stable(before_runs)
     after, flaky_after = _stable(after_runs)
@@ -136,5 +136,11 @@ def validate_candidate(
     return classify_tests(before, after, flaky, cap, provisional.id, per_function, first_error)
 
 
-def _one_line(reason: str) -> str:
-    return " ".join(reason.split())[:400]
+def _reason(run: CorrectnessResult) -> str:
+    """A failed run's error on one line, with the first error line of its output when the error
+    does not already say it."""
+    said = first_failing_line(run.log)
+    text = run.error or ""
+    if said not in text and said != "no output":
+        text = f"{text}: {said}"
+    return " ".join(text.split())[:400]
