@@ -2,9 +2,12 @@
 
 Dependencies are read, never executed: `[project]` dependencies and test/dev extras and
 dependency groups of pyproject.toml, `install_requires` / test extras of setup.cfg, and the usual
-requirements files. No dependency beyond pytest means the stock `python` recipe. Otherwise a
-recipe folder is written beside the suite: the base image plus a venv (with the system site
-packages, so Debian's pytest stays) into which pip installs the requirements at build time.
+requirements files. The recipe follows the commit's era (era.py): the venv gets the era's pytest
+(installed in it, whatever pytest the base has), PyPI is held to the era's end when that installs,
+and the base is the Python base `requires-python` / classifiers choose. A commit of today's era
+with no dependency, no pytest pin and no declared Python keeps the stock `python` recipe. Otherwise
+a recipe folder is written beside the suite: the chosen base plus a venv (with the system site
+packages) into which pip installs the runner and the requirements at build time.
 Builds reach PyPI only through the CA bundle copied into the recipe (`--ca-bundle`, default the
 host's); the agent phase still runs without network.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import configparser
 import hashlib
+import json
 import re
 import shutil
 import subprocess
@@ -23,6 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.errors import EvalkitError
+from evalkit.gather.era import CURRENT, Era, python_base_for, runner_requirement
+from evalkit.sandbox.env_recipe import PIP_VERSION
+from evalkit.sandbox.python_bases import DEFAULT_BASE_IMAGE
 
 HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 REQUIREMENT_FILES = (
@@ -38,19 +45,21 @@ REQUIREMENT_FILES = (
     "requirements/dev.txt",
 )
 TEST_EXTRAS = ("test", "tests", "testing", "dev")
-ALREADY_THERE = {"pytest"}  # in the base image
+RUNNER = "pytest"  # installed by the era's line (era.runner_requirement), the repository's pin kept
+_PYTHON_REQUIRES = re.compile(r"python_requires\s*=\s*[\"']([^\"']+)[\"']")
 INSTALL_PROJECT = "python -m pip install --quiet --no-deps --no-build-isolation --no-index -e ."
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 DOCKERFILE = """\
-# Written by `evalkit gather`: {repo}'s test dependencies over evalkit's base image.
-ARG BASE_IMAGE=evalkit/base:latest
+# Written by `evalkit gather`: {repo}'s test dependencies and its era's pytest ({era}) over a base.
+ARG BASE_IMAGE={base_image}
 FROM ${{BASE_IMAGE}}
 USER root
 COPY . /opt/evalkit-env/
 RUN python3 -m venv --system-site-packages --without-pip /opt/venv \\
  && /opt/venv/bin/python /opt/evalkit-env/{pip_wheel}/pip install --no-cache-dir --disable-pip-version-check \\
-      --cert /opt/evalkit-env/ca-bundle.crt /opt/evalkit-env/{pip_wheel} -r /opt/evalkit-env/requirements.txt \\
+      --cert /opt/evalkit-env/ca-bundle.crt /opt/evalkit-env/{pip_wheel} \\
+ && sh /opt/evalkit-env/install.sh \\
  && rm -rf /opt/evalkit-env && chown -R 1000:1000 /opt/venv
 # The test command installs the project itself (editable, offline, as the sandbox user): metadata
 # only, the code stays in /workspace. setuptools-scm has no git history there, hence a version.
@@ -68,6 +77,9 @@ class Environment:
     notes: list[str] = field(default_factory=list)
     installable: bool = False  # a pyproject with a build system, or setup.py / setup.cfg
     build_requires: list[str] = field(default_factory=list)
+    runner_pin: str | None = None  # the repository's own pytest requirement, if any
+    requires_python: str | None = None
+    classifiers: list[str] = field(default_factory=list)
 
     @property
     def pythonpath(self) -> str:
@@ -118,6 +130,34 @@ def _from_setup_cfg(text: str) -> list[str]:
     return found
 
 
+def _python_facts(read: Callable[[str], str | None]) -> tuple[str | None, list[str]]:
+    """`requires-python` (pyproject, setup.cfg, or a literal `python_requires=` in setup.py, read
+    not run) and the version classifiers."""
+    requires: str | None = None
+    classifiers: list[str] = []
+    pyproject = read("pyproject.toml")
+    if pyproject:
+        try:
+            project = tomllib.loads(pyproject).get("project", {})
+        except tomllib.TOMLDecodeError:
+            project = {}
+        requires = project.get("requires-python")
+        classifiers = [c for c in project.get("classifiers", []) if isinstance(c, str)]
+    setup_cfg = read("setup.cfg")
+    if setup_cfg and (not requires or not classifiers):
+        parser = configparser.ConfigParser()
+        try:
+            parser.read_string(setup_cfg)
+        except configparser.Error:
+            parser = configparser.ConfigParser()
+        requires = requires or parser.get("options", "python_requires", fallback=None)
+        classifiers = classifiers or _requirement_lines(parser.get("metadata", "classifiers", fallback=""))
+    setup_py = read("setup.py")
+    if setup_py and not requires and (found := _PYTHON_REQUIRES.search(setup_py)):
+        requires = found.group(1)
+    return (requires.strip() if isinstance(requires, str) and requires.strip() else None), classifiers
+
+
 def detect_environment(read: Callable[[str], str | None], has_folder: Callable[[str], bool]) -> Environment:
     """What the repository at its base commit needs to run its tests (pure given `read`)."""
     requirements: list[str] = []
@@ -151,9 +191,14 @@ def detect_environment(read: Callable[[str], str | None], has_folder: Callable[[
     unique: dict[str, str] = {}
     for requirement in requirements:
         match = _NAME.match(requirement)
-        if match and match.group(1).lower().replace("_", "-") not in ALREADY_THERE:
+        if match:
             unique.setdefault(match.group(1).lower().replace("_", "-"), requirement)
-    return Environment(sorted(unique.values()), sources, has_folder("src"), notes, installable, build)
+    runner_pin = unique.pop(RUNNER, None)
+    requires_python, classifiers = _python_facts(read)
+    return Environment(
+        sorted(unique.values()), sources, has_folder("src"), notes, installable, build,
+        runner_pin, requires_python, classifiers,
+    )  # fmt: skip
 
 
 def _pip_wheel(dest: Path) -> str:
@@ -171,7 +216,7 @@ def _pip_wheel(dest: Path) -> str:
                 "--only-binary=:all:",
                 "-d",
                 str(dest),
-                "pip",
+                f"pip=={PIP_VERSION}",  # the last for Python 3.9, and it holds PyPI to a date
             ],
             capture_output=True,
             text=True,
@@ -182,19 +227,69 @@ def _pip_wheel(dest: Path) -> str:
     return found[-1].name
 
 
-def write_recipe(env: Environment, repo_name: str, suite_dir: Path, ca_bundle: Path = HOST_CA_BUNDLE) -> str:
+INSTALL_SCRIPT = """\
+#!/bin/sh
+# Written by `evalkit gather`: the era's pytest ({era}) in the venv, whatever pytest the base has,
+# then the repository's test dependencies; PyPI held to {hold} when that installs, else today's
+# PyPI with the runner's ceiling kept (old releases may have no wheel for the base's Python).
+set -u
+install() {{
+  /opt/venv/bin/python -m pip install --no-cache-dir --disable-pip-version-check \\
+    --cert /opt/evalkit-env/ca-bundle.crt --ignore-installed {runner} \\
+  && /opt/venv/bin/python -m pip install --no-cache-dir --disable-pip-version-check \\
+    --cert /opt/evalkit-env/ca-bundle.crt -r /opt/evalkit-env/requirements.txt
+}}
+hold={hold}
+if [ "$hold" != today ]; then
+  PIP_UPLOADED_PRIOR_TO=$hold; export PIP_UPLOADED_PRIOR_TO
+  if install; then exit 0; fi
+  echo "not installable from PyPI as of $hold: trying today's PyPI" >&2
+  unset PIP_UPLOADED_PRIOR_TO
+fi
+install
+"""
+
+
+def recipe_files(env: Environment, repo_name: str, era: Era, pip_wheel: str) -> dict[str, str]:
+    """The recipe's text files (Dockerfile, install.sh, requirements.txt) for `env` in `era` (pure)."""
+    runner = runner_requirement(era, env.runner_pin)
+    base = python_base_for(env.requires_python, env.classifiers)
+    hold = era.pypi_as_of or "today"
+    return {
+        "Dockerfile": DOCKERFILE.format(
+            repo=repo_name,
+            era=era.name,
+            base_image=base.image if base else DEFAULT_BASE_IMAGE,
+            pip_wheel=pip_wheel,
+            pythonpath=env.pythonpath,
+        ),
+        "install.sh": INSTALL_SCRIPT.format(era=era.name, hold=hold, runner=json.dumps(runner)),
+        "requirements.txt": "".join(f"{r}\n" for r in [*env.requirements, runner]),
+    }
+
+
+def needs_recipe(env: Environment, era: Era) -> bool:
+    """False when the stock `python` recipe is the environment: today's era, nothing to install,
+    no pytest pin and no declared Python."""
+    declared = python_base_for(env.requires_python, env.classifiers) is not None
+    return bool(env.requirements or env.src_layout or env.installable or env.runner_pin or declared) or not era.current
+
+
+def write_recipe(
+    env: Environment, repo_name: str, suite_dir: Path, ca_bundle: Path = HOST_CA_BUNDLE, era: Era = CURRENT
+) -> str:
     """Write the recipe folder and return the task `image` value (relative to a task folder);
     'python' when the stock recipe is enough."""
-    if not env.requirements and not env.src_layout and not env.installable:
+    if not needs_recipe(env, era):
         return "python"
     if not ca_bundle.is_file():
         raise EvalkitError(f"--ca-bundle {ca_bundle}: no such file; image builds need it to reach PyPI")
     slug = re.sub(r"[^a-z0-9]+", "-", repo_name.lower()).strip("-") or "repo"
-    digest = hashlib.sha256("\n".join(env.requirements).encode()).hexdigest()[:8]
+    key = recipe_files(env, repo_name, era, f"pip-{PIP_VERSION}-py3-none-any.whl")
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:8]
     recipe = suite_dir / "_env" / f"{slug}-{digest}"
     recipe.mkdir(parents=True, exist_ok=True)
-    (recipe / "requirements.txt").write_text("".join(f"{r}\n" for r in env.requirements))
     shutil.copyfile(ca_bundle, recipe / "ca-bundle.crt")
-    wheel = _pip_wheel(recipe)
-    (recipe / "Dockerfile").write_text(DOCKERFILE.format(repo=repo_name, pip_wheel=wheel, pythonpath=env.pythonpath))
+    for name, text in recipe_files(env, repo_name, era, _pip_wheel(recipe)).items():
+        (recipe / name).write_text(text)
     return f"../_env/{recipe.name}"

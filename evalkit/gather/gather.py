@@ -27,6 +27,7 @@ from evalkit.errors import EvalkitError
 from evalkit.files import write_atomic
 from evalkit.gather.display import GatherDisplay
 from evalkit.gather.environment import HOST_CA_BUNDLE, Environment, detect_environment, write_recipe
+from evalkit.gather.era import Era, era_of
 from evalkit.gather.history import (
     Candidate,
     Commit,
@@ -79,6 +80,7 @@ class _Work:
     candidate: Candidate
     env: Environment
     image: str  # the task's `image` value
+    era: Era  # the pytest and PyPI of the commit's time
 
 
 def open_repository(repo: str, cache: Path | None = None) -> tuple[Path, str]:
@@ -168,8 +170,8 @@ def _screen(
         if isinstance(screened, str):
             display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), "history", screened)))
             continue
-        env = detect_environment(*_reader(g.local, commit.parent))
-        queue.append(_Work(position, screened, env, write_recipe(env, g.name, g.out, g.options.ca_bundle)))
+        env, era = detect_environment(*_reader(g.local, commit.parent)), era_of(commit.date)
+        queue.append(_Work(position, screened, env, write_recipe(env, g.name, g.out, g.options.ca_bundle, era), era))
         display.screened_one(None)
     display.screening_done()
     return queue
@@ -205,6 +207,7 @@ def _validate(g: _Gathering, work: _Work, backend: SandboxBackend) -> Task | Rej
         "commit_date": commit.date,
         "original_message": commit.message,
         **meta,
+        "era": work.era.name,
         **({"environment": ", ".join(work.env.sources)} if work.env.sources else {}),
         **({"flaky_tests": ", ".join(tests.flaky)} if tests.flaky else {}),
         **({"failing_with_change": ", ".join(tests.broken)} if tests.broken else {}),

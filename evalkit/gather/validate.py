@@ -11,6 +11,10 @@ A test function parametrised thousands of ways (seen: 18,000 and 51,000 ids) wou
 scoring of the task slow, so FAIL_TO_PASS keeps at most `per_function` ids of each test function
 (`sample_per_function`: evenly spread over its sorted ids, the first and last included, the same
 on every gather); the task's metadata records the full count.
+
+A base run that cannot load the tests because they import what the change adds is their expected
+before state, not a broken environment (new_tests.py). Every reason to reject is one line, with
+the first error line of the failing run.
 """
 
 from __future__ import annotations
@@ -19,10 +23,11 @@ import random
 from dataclasses import dataclass, field
 
 from evalkit.diffs import changed_paths
+from evalkit.gather.new_tests import tests_are_new
 from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION, sample_per_function
 from evalkit.sandbox.backend import SandboxBackend
 from evalkit.tasks.model import Task, TestSpec
-from evalkit.verify.correctness import CorrectnessResult, evaluate_patch
+from evalkit.verify.correctness import CorrectnessResult, evaluate_patch, first_failing_line
 from evalkit.verify.junit import TestStatus
 
 
@@ -70,10 +75,11 @@ def classify_tests(
     cap: int,
     seed: str,
     per_function: int = MAX_IDS_PER_FUNCTION,
+    first_error: str = "",
 ) -> CandidateTests:
     """Stable before/after outcomes split into the candidate's test lists (PASS_TO_PASS sampled to
     `cap`, FAIL_TO_PASS to `per_function` ids per test function), with the reason to reject it if
-    any (pure)."""
+    any (pure). `first_error`: the first error line of the run with the change, for the reason."""
     f2p = sorted(
         t for t, s in after.items() if s == TestStatus.PASSED and before.get(t, TestStatus.MISSING) != TestStatus.PASSED
     )
@@ -82,10 +88,11 @@ def classify_tests(
     lists = CandidateTests(sample_per_function(f2p, per_function), p2p, sorted(flaky), broken, len(f2p))
     if len(p2p) > cap:
         lists.pass_to_pass = sorted(random.Random(seed).sample(p2p, cap))
+    said = f": {first_error}" if first_error else ""
     if not after:
-        lists.reason = "the tests did not run (no report): collection error or missing dependency"
+        lists.reason = f"the tests did not run (no report): collection error or missing dependency{said}"
     elif not f2p and broken:
-        lists.reason = f"tests fail even with the change: {', '.join(broken[:3])}"
+        lists.reason = f"tests fail even with the change: {', '.join(broken[:3])}{said}"
     elif not f2p:
         lists.reason = "no FAIL_TO_PASS test: the new tests already pass before the change" + (
             f" (flaky: {', '.join(sorted(flaky)[:3])})" if flaky else ""
@@ -110,13 +117,30 @@ def validate_candidate(
     probe = provisional.model_copy(update={"tests": TestSpec(command=provisional.tests.command, fail_to_pass=files)})
     before_runs = [evaluate_patch(probe, "", backend) for _ in range(runs)]
     after_runs = [evaluate_patch(probe, provisional.patch, backend) for _ in range(runs)]
-    for run in before_runs + after_runs:
+    for run in after_runs:
         if run.error:
-            return CandidateTests(reason=run.error)
+            return CandidateTests(reason=_reason(run))
         if not run.patch_applied:
             return CandidateTests(reason="the source part does not apply to the base")
+    for run in before_runs:
+        if run.error and not tests_are_new(f"{run.error}\n{run.log}", provisional.patch):
+            return CandidateTests(reason=_reason(run))
+    before_runs = [run for run in before_runs if not run.error]  # the rest: the tests are new
     before, flaky_before = _stable(before_runs)
     after, flaky_after = _stable(after_runs)
     flaky = flaky_before | flaky_after
     after = {t: s for t, s in after.items() if t not in flaky}
-    return classify_tests(before, after, flaky, cap, provisional.id, per_function)
+    bad = (TestStatus.FAILED, TestStatus.ERROR)
+    failing = next((r for r in after_runs if not r.tests_ran or any(s in bad for s in r.outcomes.values())), None)
+    first_error = first_failing_line(failing.log) if failing is not None else ""
+    return classify_tests(before, after, flaky, cap, provisional.id, per_function, first_error)
+
+
+def _reason(run: CorrectnessResult) -> str:
+    """A failed run's error on one line, with the first error line of its output when the error
+    does not already say it."""
+    said = first_failing_line(run.log)
+    text = run.error or ""
+    if said not in text and said != "no output":
+        text = f"{text}: {said}"
+    return " ".join(text.split())[:400]

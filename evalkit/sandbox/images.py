@@ -21,9 +21,9 @@ import docker.errors
 
 import evalkit
 from evalkit.errors import SandboxError
-from evalkit.sandbox.python_bases import PythonBase
+from evalkit.sandbox.python_bases import DEFAULT_BASE_IMAGE, PYTHON_BASES, PythonBase
 
-BASE_IMAGE = "evalkit/base:latest"
+BASE_IMAGE = DEFAULT_BASE_IMAGE
 REGISTRY_BASE = "python:3.12-slim"
 _build_lock = threading.Lock()
 
@@ -126,14 +126,28 @@ def _recipe_hash(recipe: Path, base_id: str) -> str:
     return digest.hexdigest()[:12]
 
 
+_BASE_ARG = re.compile(r"^ARG BASE_IMAGE=(\S+)\s*$", re.MULTILINE)
+
+
+def recipe_python_base(recipe: Path) -> PythonBase | None:
+    """The Python base a recipe's Dockerfile names as its `BASE_IMAGE` default (gather writes one
+    chosen by `requires-python`), or None for a recipe built on the default base."""
+    found = _BASE_ARG.search((recipe / "Dockerfile").read_text())
+    return next((b for b in PYTHON_BASES if found and b.image == found[1]), None)
+
+
 def resolve_image(client: docker.DockerClient, image: str, base: str = BASE_IMAGE) -> str:
     """The Docker image for a task's `image` field: a recipe name is built (once) and tagged by
-    content hash; anything else is taken as an image reference."""
+    content hash; anything else is taken as an image reference. A recipe naming a Python base is
+    built on it (the base built first when missing)."""
     recipe = Path(image) if Path(image).is_absolute() else recipes_dir() / image  # absolute: a suite's own recipe
     if not (recipe / "Dockerfile").is_file():
         if not image_exists(client, image):
             raise SandboxError(f"image {image} is neither a recipe in {recipes_dir()} nor a local image")
         return image
+    python_base = recipe_python_base(recipe) if base == BASE_IMAGE else None
+    if python_base is not None:
+        base = build_base_image(client, python_base.image, python_base=python_base, log=lambda _: None)
     try:
         base_id = client.images.get(base).id
     except docker.errors.ImageNotFound:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from evalkit.errors import EvalkitError
 
+DEFAULT_BASE_IMAGE = "evalkit/base:latest"  # `evalkit sandbox build-base`: no Python chosen
 # Pip and venv let environments install per-version pins; Python 3.9's distutils is a separate
 # Debian package that old setup.py files import (3.12 removed it, so trixie has none).
 _PIP = ("python3-pip", "python3-venv")

@@ -97,7 +97,7 @@ def _apply_hidden_tests(sandbox: Sandbox, task: Task, base_commit: str, log: lis
 # most telling first: pytest's `E   ModuleNotFoundError: ...`, then any `XError: ...`, then `ERROR ...`
 _FAILING_LINES = (
     re.compile(r"^E\s+(\w*(?:Error|Exception)\b:.*)$", re.MULTILINE),
-    re.compile(r"^\s*(\w*(?:Error|Exception)\b.*)$", re.MULTILINE),
+    re.compile(r"^\s*([\w.]*(?:Error|Exception)\b.*)$", re.MULTILINE),  # pluggy._manager.PluginValidationError
     re.compile(r"^(ERROR\b.*)$", re.MULTILINE),
 )
 
