@@ -53,7 +53,7 @@ def _call_key(call: object) -> tuple:
 def same_message(a: object, b: object) -> bool:
     """Whether two messages are one, whatever form the agent's SDK sends it back in (content None
     or "", extra null keys): role, text, tool calls and the tool result's call id."""
-    if not isinstance(a, dict) or not isinstance(b, dict):
+    if a == b or not isinstance(a, dict) or not isinstance(b, dict):
         return a == b
     return (
         a.get("role") == b.get("role")

@@ -25,6 +25,7 @@ MAX_REQUEST_BYTES = 64 * 1024 * 1024
 class _Handler(BaseHTTPRequestHandler):
     server: _ProxyHTTPServer
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # kept-alive connections: a small write must not wait for an ACK (40 ms)
 
     def log_message(self, format: str, *args: object) -> None:  # the run's display is the log
         pass

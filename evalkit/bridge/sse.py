@@ -1,7 +1,7 @@
 """A complete chat.completion body told again as server-sent events, for an agent that asked for
 `stream: true`: the proxy has the upstream's whole reply before it answers (it must record and
 count it first), so the stream is built from it, in the chunk shapes OpenAI's API sends and the
-SDKs assemble: the role and text, each tool call's id and name then its arguments, the finish
+SDKs assemble: the role and text, each tool call whole (index, id, name, arguments), the finish
 reason, a usage chunk (empty `choices`) when `stream_options.include_usage` asks, then `[DONE]`.
 """
 
@@ -30,11 +30,8 @@ def stream_events(body: dict, include_usage: bool) -> Iterator[bytes]:
     yield chunk({"role": "assistant", "content": message.get("content") or ""})
     if message.get("reasoning_content"):
         yield chunk({"reasoning_content": message["reasoning_content"]})
-    for index, call in enumerate(message.get("tool_calls") or []):
-        function = call["function"]
-        opening = {"index": index, "id": call["id"], "type": "function", "function": {"name": function["name"]}}
-        yield chunk({"tool_calls": [{**opening, "function": {**opening["function"], "arguments": ""}}]})
-        yield chunk({"tool_calls": [{"index": index, "function": {"arguments": function["arguments"]}}]})
+    for index, call in enumerate(message.get("tool_calls") or []):  # whole: nothing is gained by cutting it
+        yield chunk({"tool_calls": [{"index": index, **call}]})
     yield chunk({}, choice.get("finish_reason") or "stop")
     if include_usage and "usage" in body:
         yield _event({**head, "choices": [], "usage": body["usage"]})
