@@ -13,6 +13,7 @@ connection.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -94,6 +95,11 @@ class _Handler(BaseHTTPRequestHandler):
 class _ProxyHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     channels: dict[str, AttemptChannel]
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """An agent that hung up mid-answer (killed at its deadline) is no error of the proxy's."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class ModelProxy:
