@@ -78,6 +78,7 @@ bench: setup
 	$(VENV)/bin/python benchmarks/report_size.py
 	$(VENV)/bin/python benchmarks/score_run.py
 	$(VENV)/bin/python benchmarks/cli_startup.py
+	$(VENV)/bin/python benchmarks/proxy_overhead.py
 
 clean:  # containers of dead evalkit processes only: runs in progress keep theirs
 	-$(EVALKIT) sandbox prune

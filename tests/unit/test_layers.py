@@ -24,7 +24,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("records", ("evalkit.records",)),  # an attempt record carries its task's limits
     ("sandbox", ("evalkit.sandbox",)),
     ("models", ("evalkit.models",)),
-    ("agent", ("evalkit.agent",)),
+    ("agent", ("evalkit.agent", "evalkit.bridge")),  # bridge: the model proxy agents call
     # judging one attempt in its sandbox: tests run and graded, task health, integrity flags
     ("verify", ("evalkit.verify",)),
     ("runs", ("evalkit.runs",)),
