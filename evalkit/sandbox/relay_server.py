@@ -44,8 +44,11 @@ def main() -> None:
     print("ready", flush=True)
     while True:
         client, _ = server.accept()
-        client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        threading.Thread(target=serve, args=(client, (host, port)), daemon=True).start()
+        try:
+            client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            threading.Thread(target=serve, args=(client, (host, port)), daemon=True).start()
+        except (OSError, RuntimeError):  # out of threads (the pids cap): this connection fails, the relay stays
+            client.close()
 
 
 if __name__ == "__main__":

@@ -150,9 +150,11 @@ def test_through_the_proxy_only_the_proxy_answers(run_backend, toy_task, gateway
         reached = _probe(box, _targets(docker_engine, box, gateway, host_service.server_address[1], neighbour),
                          box.proxy_url)
         dns = box.exec("getent hosts pypi.org || echo unresolved").stdout.strip()
+        ipv6 = box.exec("cat /proc/net/if_inet6").stdout.strip()
     assert json.loads(reached.pop("proxy"))["data"][0]["id"] == "stand-in"
     assert all(v.startswith("closed") for v in reached.values()), reached
     assert dns == "unresolved"
+    assert ipv6 == ""  # no IPv6 either: the host's side of the bridge keeps a link-local fe80:: address
 
 
 def test_two_proxied_sandboxes_cannot_reach_each_other(run_backend, toy_task, docker_engine):
@@ -196,3 +198,24 @@ def test_the_sweep_removes_the_networks_of_dead_runs_and_keeps_live_ones(docker_
         for network in made:
             with contextlib.suppress(Exception):
                 network.remove()
+
+
+FLOOD = r"""
+import socket, sys, urllib.request
+held = []
+for _ in range(300):
+    try:
+        held.append(socket.create_connection(("evalkit-proxy", 8080), timeout=3))
+    except OSError:
+        pass
+for held_one in held:
+    held_one.close()
+print(urllib.request.urlopen(sys.argv[1] + "/v1/models", timeout=10).read().decode())
+"""
+
+
+def test_an_agent_flooding_the_relay_with_connections_does_not_end_it(run_backend, toy_task):
+    with run_backend.open(toy_task, role="agent", egress="proxy") as box:
+        result = box.exec(f"python3 -c {_quote(FLOOD)} {_quote(box.proxy_url or '')}", timeout=120)
+    assert result.exit_code == 0, result.stderr[-500:]
+    assert json.loads(result.stdout)["data"][0]["id"] == "stand-in"
