@@ -49,7 +49,7 @@ def sandbox_prune(
         bool, typer.Option("--all", help="Also the containers of evalkit processes still running (their runs fail).")
     ] = False,
 ) -> None:
-    """Remove evalkit containers left behind by dead processes (of every run, or of one)."""
+    """Remove evalkit containers (and networks) left behind by dead processes (of every run, or of one)."""
     from evalkit.sandbox.backend import docker_client
     from evalkit.sandbox.containers import prune
 
@@ -57,6 +57,8 @@ def sandbox_prune(
     for container in result.removed:
         console.print(f"removed {container.id} (run {container.run_id}, task {container.task_id})")
     console.print(f"{counted(len(result.removed), 'container')} removed")
+    if result.networks:
+        console.print(f"{counted(result.networks, 'network')} removed (proxied sandboxes')")
     if result.kept:
         runs = ", ".join(sorted({c.run_id for c in result.kept}))
         console.print(

@@ -15,6 +15,7 @@ import docker.utils
 from evalkit.errors import SandboxError
 from evalkit.sandbox.containers import LABEL_RUN, LiveContainers, remove_run_containers, sweep_orphans
 from evalkit.sandbox.docker_sandbox import DockerSandbox, SandboxSpec
+from evalkit.sandbox.egress import Egress, ProxyRoute
 from evalkit.sandbox.engine_watch import EngineWatch
 from evalkit.sandbox.env_choice import TaskEnvironment, task_environment
 from evalkit.sandbox.images import resolve_image
@@ -77,8 +78,10 @@ class DockerBackend:
         spec: SandboxSpec | None = None,
         log: Callable[[str], None] = lambda _: None,
         cache: Path | None = None,
+        proxy: ProxyRoute | None = None,
     ) -> None:
         self.client = client
+        self.proxy = proxy  # the run's model proxy, for `egress="proxy"`: set once it listens
         self._log = log
         self._cache = cache or default_repo_cache().parent
         self.run_id = run_id
@@ -143,8 +146,8 @@ class DockerBackend:
                 self._workspaces[task.id] = cached
         return cached
 
-    def open(self, task: Task, role: str, network: bool = False) -> DockerSandbox:
-        request = SandboxRequest(task, role, network)
+    def open(self, task: Task, role: str, network: bool = False, egress: Egress | None = None) -> DockerSandbox:
+        request = SandboxRequest(task, role, network, egress=egress)
         pooled = self.pool.take(request) if self.pool is not None else None
         return pooled if pooled is not None else self._make(request)
 
@@ -169,6 +172,8 @@ class DockerBackend:
             image=self.image(task),
             workdir=self._template.workdir,
             network=request.network,
+            egress=request.egress,
+            proxy=self.proxy,
             mem_limit=self._template.mem_limit,
             cpus=self._template.cpus,
             pids_limit=self._template.pids_limit,
@@ -202,5 +207,7 @@ class DockerBackend:
         return removed
 
     def remaining(self) -> list[str]:
-        found = self.client.api.containers(all=True, filters={"label": f"{LABEL_RUN}={self.run_id}"})
+        """The run's containers, and its networks (a proxied sandbox's)."""
+        label = {"label": f"{LABEL_RUN}={self.run_id}"}
+        found = self.client.api.containers(all=True, filters=label) + self.client.api.networks(filters=label)
         return [info["Id"] for info in found]

@@ -5,13 +5,17 @@ the process that made it) and `evalkit.owner_start` (that process's start time, 
 system has since given to another process is not taken for the owner). Containers whose owner
 process is dead are orphans: `sweep_orphans` removes them at the start of a command; `prune`
 removes them on demand, and with `live_too` the containers of live evalkit processes as well.
+Networks evalkit makes (a proxied sandbox's, proxy_net.py) carry the same labels and go the same
+way, each after its containers.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,7 +56,7 @@ def container_labels(run_id: str, task_id: str, role: str) -> dict[str, str]:
 
 
 class LiveContainers:
-    """The containers this process has started and not yet removed.
+    """The containers (and networks) this process has made and not yet removed.
 
     On Ctrl-C the main thread calls `remove_all()`; worker threads still using those containers
     then fail fast instead of running on.
@@ -61,6 +65,7 @@ class LiveContainers:
     def __init__(self, client: docker.DockerClient) -> None:
         self._client = client
         self._ids: set[str] = set()
+        self._networks: set[str] = set()
         self._lock = threading.Lock()
 
     def add(self, container_id: str) -> None:
@@ -71,21 +76,38 @@ class LiveContainers:
         with self._lock:
             self._ids.discard(container_id)
 
+    def add_network(self, network_id: str) -> None:
+        with self._lock:
+            self._networks.add(network_id)
+
+    def discard_network(self, network_id: str) -> None:
+        with self._lock:
+            self._networks.discard(network_id)
+
     def __len__(self) -> int:
         with self._lock:
             return len(self._ids)
 
     def remove_all(self) -> int:
-        """Force-remove every tracked container; return how many were removed. While the engine
-        does not answer, the rest stay tracked for a later call (or the next command's sweep)."""
+        """Force-remove every tracked container, then every tracked network (free of them by
+        then); return how many containers were removed. While the engine does not answer, the rest
+        stay tracked for a later call (or the next command's sweep)."""
+        removed = self._remove_each(self._ids, lambda i: remove_container(self._client, i))
+        if not self._ids:  # a network still holding a container cannot go
+            self._remove_each(self._networks, lambda i: remove_network(self._client, i))
+        return removed
+
+    def _remove_each(self, tracked: set[str], remove: Callable[[str], None]) -> int:
+        """Remove each of `tracked` (emptied); on an engine that does not answer, the rest go back."""
         with self._lock:
-            ids, self._ids = list(self._ids), set()
-        for done, container_id in enumerate(ids):
+            ids = list(tracked)
+            tracked.clear()
+        for done, one in enumerate(ids):
             try:
-                remove_container(self._client, container_id)
+                remove(one)
             except Exception as exc:
                 with self._lock:
-                    self._ids.update(ids[done:])
+                    tracked.update(ids[done:])
                 if engine_unreachable(exc):
                     return done
                 raise
@@ -101,6 +123,12 @@ def remove_container(client: docker.DockerClient, container_id: str) -> None:
     except docker.errors.APIError as exc:
         if "already in progress" not in str(exc):
             raise
+
+
+def remove_network(client: docker.DockerClient, network_id: str) -> None:
+    """Remove a network whose containers are gone; a network already gone is fine."""
+    with contextlib.suppress(docker.errors.NotFound):
+        client.api.remove_network(network_id)
 
 
 def owner_alive(labels: dict[str, str]) -> bool:
@@ -132,6 +160,7 @@ class PrunedContainer:
 class PruneResult:
     removed: list[PrunedContainer] = field(default_factory=list)
     kept: list[PrunedContainer] = field(default_factory=list)  # their owner is alive
+    networks: int = 0  # networks removed (a proxied sandbox's), after their containers
 
 
 def _evalkit_containers(client: docker.DockerClient) -> list[dict]:
@@ -152,19 +181,27 @@ def prune(client: docker.DockerClient, run_id: str | None = None, live_too: bool
             continue
         remove_container(client, info["Id"])
         result.removed.append(container)
+    for info in client.api.networks(filters={"label": LABEL_RUN}):
+        labels = info.get("Labels") or {}
+        if (run_id and labels.get(LABEL_RUN) != run_id) or (not live_too and owner_alive(labels)):
+            continue
+        remove_network(client, info["Id"])
+        result.networks += 1
     return result
 
 
 def remove_run_containers(client: docker.DockerClient, run_id: str) -> int:
-    """Remove every container of run `run_id` this process made, tracked or not (an engine that
-    restarted mid-run leaves some whose creation was never confirmed); return how many. Nothing
-    is removed, and no error raised, while the engine does not answer."""
+    """Remove every container (then network) of run `run_id` this process made, tracked or not
+    (an engine that restarted mid-run leaves some whose creation was never confirmed); return how
+    many containers. Nothing is removed, and no error raised, while the engine does not answer."""
     labels = [f"{LABEL_RUN}={run_id}", f"{LABEL_OWNER}={owner_label()}"]
     removed = 0
     try:
         for info in client.api.containers(all=True, filters={"label": labels}):
             remove_container(client, info["Id"])
             removed += 1
+        for info in client.api.networks(filters={"label": labels}):
+            remove_network(client, info["Id"])
     except Exception as exc:
         if not engine_unreachable(exc):
             raise
@@ -172,5 +209,5 @@ def remove_run_containers(client: docker.DockerClient, run_id: str) -> int:
 
 
 def sweep_orphans(client: docker.DockerClient) -> list[PrunedContainer]:
-    """Remove every evalkit container whose owner process on this host has died."""
+    """Remove every evalkit container (and network) whose owner process on this host has died."""
     return prune(client).removed

@@ -1,8 +1,9 @@
 """DockerSandbox: a task workspace in a locked-down container, driven by one persistent command server.
 
-Safety by default: no network, memory/CPU/pids caps, every capability dropped,
-no-new-privileges, commands run as the unprivileged `agent` user, no host mounts, labels on the
-container, and removal on close, on error and (through `LiveContainers`) on Ctrl-C.
+Safety by default: no network (or, asked for, only the run's model proxy: proxy_net.py),
+memory/CPU/pids caps, every capability dropped, no-new-privileges, commands run as the
+unprivileged `agent` user, no host mounts, labels on the container, and removal on close, on
+error and (through `LiveContainers`) on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ import docker.errors
 from evalkit.errors import SandboxError
 from evalkit.sandbox.command_channel import CommandChannel
 from evalkit.sandbox.containers import LiveContainers, container_labels, remove_container
+from evalkit.sandbox.egress import PROXY_URL, Egress, ProxyRoute, resolve_egress
 from evalkit.sandbox.engine_watch import engine_error_reason, engine_unreachable
 from evalkit.sandbox.protocol import DEFAULT_OUTPUT_LIMIT, ExecResult
+from evalkit.sandbox.proxy_net import ProxyNet
 from evalkit.sandbox.workspace import Workspace, tar_single_file
 
 SERVER_SOURCE = (Path(__file__).parent / "command_server.py").read_text()
@@ -47,7 +50,9 @@ class SandboxSpec:
 
     image: str
     workdir: str = "/workspace"
-    network: bool = False
+    network: bool = False  # older callers' flag: True is egress "full"
+    egress: Egress | None = None  # None: what `network` says
+    proxy: ProxyRoute | None = None  # where egress "proxy" is relayed (required for it)
     mem_limit: str = "2g"
     cpus: float = 1.0
     pids_limit: int = 256
@@ -66,6 +71,10 @@ def _engine_errors():
         if engine_unreachable(exc):
             raise SandboxError(f"the Docker engine stopped answering ({engine_error_reason(exc)})") from exc
         raise
+
+
+def _missing_image(image: str) -> SandboxError:
+    return SandboxError(f"image {image} not found: run `evalkit sandbox build-base` (and build the suite image)")
 
 
 class _DockerExecStream:
@@ -141,6 +150,17 @@ class DockerSandbox:
         self._channel: CommandChannel | None = None
         self._ids = itertools.count(1)
         self._closed = False
+        egress = resolve_egress(spec.network, spec.egress)
+        self._proxy_net: ProxyNet | None = None
+        self.proxy_url: str | None = None
+        if egress == "proxy":
+            if spec.proxy is None:
+                raise SandboxError("a sandbox that reaches only the model proxy needs the proxy's address (none given)")
+            self._proxy_net = self._open_proxy_net(spec, run_id, task_id, live)
+            self.proxy_url = PROXY_URL
+        # "none" leaves only loopback; not `network_disabled`, which also empties /etc/hosts,
+        # so `localhost` no longer resolves and tests serving on it (sphinx's linkcheck) fail
+        network_mode = self._proxy_net.name if self._proxy_net else ("none" if egress == "none" else None)
         try:
             container = client.containers.create(
                 spec.image,
@@ -148,9 +168,7 @@ class DockerSandbox:
                 init=True,
                 detach=True,
                 labels=container_labels(run_id, task_id, role),
-                # "none" leaves only loopback; not `network_disabled`, which also empties /etc/hosts,
-                # so `localhost` no longer resolves and tests serving on it (sphinx's linkcheck) fail
-                network_mode=None if spec.network else "none",
+                network_mode=network_mode,
                 mem_limit=spec.mem_limit,
                 memswap_limit=spec.mem_limit,
                 nano_cpus=int(spec.cpus * 1e9),
@@ -160,10 +178,11 @@ class DockerSandbox:
                 working_dir=spec.workdir,
                 environment={"HOME": "/home/agent", "PYTHONDONTWRITEBYTECODE": "1", **spec.env, **SANDBOX_MARK},
             )
-        except docker.errors.ImageNotFound:
-            raise SandboxError(
-                f"image {spec.image} not found: run `evalkit sandbox build-base` (and build the suite image)"
-            ) from None
+        except BaseException as exc:
+            self._remove_proxy_net()
+            if isinstance(exc, docker.errors.ImageNotFound):
+                raise _missing_image(spec.image) from None
+            raise
         self.container_id: str = container.id
         if live is not None:
             live.add(self.container_id)
@@ -174,6 +193,19 @@ class DockerSandbox:
         except BaseException:
             self.close()
             raise
+
+    def _open_proxy_net(
+        self, spec: SandboxSpec, run_id: str, task_id: str, live: LiveContainers | None
+    ) -> ProxyNet:
+        assert spec.proxy is not None
+        try:
+            return ProxyNet(self._client, spec.image, spec.proxy, run_id=run_id, task_id=task_id, live=live)
+        except docker.errors.ImageNotFound:
+            raise _missing_image(spec.image) from None
+
+    def _remove_proxy_net(self) -> None:
+        if self._proxy_net is not None:
+            self._proxy_net.remove()
 
     def __enter__(self) -> DockerSandbox:
         return self
@@ -342,6 +374,7 @@ class DockerSandbox:
     def _remove(self) -> None:
         try:
             remove_container(self._client, self.container_id)
+            self._remove_proxy_net()
         except Exception as exc:
             if not engine_unreachable(exc):
                 raise

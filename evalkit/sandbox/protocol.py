@@ -8,6 +8,8 @@ from collections.abc import Sequence, Sized
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from evalkit.sandbox.egress import Egress, ProxyRoute, resolve_egress
+
 if TYPE_CHECKING:
     from evalkit.sandbox.engine_watch import EngineWatch
     from evalkit.sandbox.workspace import Workspace
@@ -35,18 +37,22 @@ class ExecResult:
 
 @dataclass(frozen=True, eq=False)
 class SandboxRequest:
-    """A sandbox a caller will open, as `backend.open(task, role, network)` asks for it; `then`, the
-    one the same thread opens next (an attempt's scoring sandbox after its agent's)."""
+    """A sandbox a caller will open, as `backend.open(task, role, network, egress)` asks for it;
+    `then`, the one the same thread opens next (an attempt's scoring sandbox after its agent's)."""
 
     task: Task
     role: str
-    network: bool = False
+    network: bool = False  # older callers' flag: True is egress "full"
     then: SandboxRequest | None = None
+    egress: Egress | None = None  # what the sandbox may reach (egress.py); None: what `network` says
+
+    def __post_init__(self) -> None:
+        resolve_egress(self.network, self.egress)  # a contradiction fails where it is asked for
 
     @property
-    def key(self) -> tuple[str, str, bool]:
-        """What makes two sandboxes interchangeable: the same task, role and network."""
-        return (self.task.id, self.role, self.network)
+    def key(self) -> tuple[str, str, Egress]:
+        """What makes two sandboxes interchangeable: the same task, role and egress."""
+        return (self.task.id, self.role, resolve_egress(self.network, self.egress))
 
 
 @runtime_checkable
@@ -55,6 +61,7 @@ class Sandbox(Protocol):
 
     workdir: str
     base_commit: str  # the workspace repository's only commit
+    proxy_url: str | None  # the run's model proxy as the agent calls it (egress "proxy"), else None
 
     def exec(
         self, cmd: str, timeout: float | None = None, cwd: str | None = None, output_limit: int | None = None
@@ -110,9 +117,11 @@ class SandboxBackend(Protocol):
     run_id: str
     engine: EngineWatch  # whether the backend's engine answers: attempts wait while it does not
     live: Sized  # the sandboxes opened and not yet removed (what `close()` could not remove stays)
+    proxy: ProxyRoute | None  # where `egress="proxy"` sandboxes are relayed (the run's model proxy), once known
 
-    def open(self, task: Task, role: str, network: bool = False) -> Sandbox:
-        """A sandbox holding `task`'s base workspace; `role` says what it is for (agent, score)."""
+    def open(self, task: Task, role: str, network: bool = False, egress: Egress | None = None) -> Sandbox:
+        """A sandbox holding `task`'s base workspace; `role` says what it is for (agent, score);
+        `egress` what it may reach (default: `network` False is "none", True is "full")."""
         ...
 
     def workspace(self, task: Task) -> Workspace:
