@@ -15,6 +15,7 @@ from typing import Protocol
 
 from evalkit.agent.loop import AgentOutcome
 from evalkit.agent.trajectory import TrajectoryWriter
+from evalkit.sandbox.egress import Egress
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.tasks.model import Limits
 
@@ -27,6 +28,9 @@ class Agent(Protocol):
     # what it leaves for scoring (evalkit.axes.EVIDENCE), recorded per attempt: an axis needing
     # evidence it does not produce is "n/a" for its attempts rather than 0
     evidence: frozenset[str]
+    # what its sandbox may reach: None, what the task's `network` says; "proxy", only the run's
+    # model proxy (an agent evalkit did not write, calling its model through evalkit's proxy)
+    egress: Egress | None
 
     def run(
         self, prompt: str, sandbox: Sandbox, limits: Limits, trajectory: TrajectoryWriter, deadline: float

@@ -1,4 +1,6 @@
-"""Agents by name: `--agent NAME` is looked up here. The next agent is one row of AGENTS.
+"""Agents by name: `--agent NAME` is looked up here. The next agent is one row of AGENTS;
+`command:TEMPLATE` (any other agent, run as a shell command in the sandbox) is not a row but a
+prefix, the rest of the name being the command.
 
 A factory builds the agent of one model for a run from the model's spec, its client and the
 sandbox's output limit; modules are imported when an agent is asked for, so `evalkit --help`
@@ -9,14 +11,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from evalkit.errors import EvalkitError
 from evalkit.lazy_table import Table, known, load
 
 if TYPE_CHECKING:
     from evalkit.agent.protocol import Agent
+    from evalkit.bridge.run_proxy import RunProxy
     from evalkit.models.client import ChatClient
     from evalkit.models.endpoint import ModelSpec
 
 DEFAULT_AGENT = "tool-loop"
+COMMAND_PREFIX = "command:"
 
 # name → (module, factory function taking (spec, client, output_limit))
 AGENTS: Table = {
@@ -24,14 +29,41 @@ AGENTS: Table = {
 }
 
 
+def command_template(agent: str) -> str | None:
+    """The TEMPLATE of a `command:TEMPLATE` agent name (spaces around it dropped); None for any
+    other name; a `command:` with nothing after it is one line saying what to give."""
+    if not agent.startswith(COMMAND_PREFIX):
+        return None
+    template = agent.removeprefix(COMMAND_PREFIX).strip()
+    if not template:
+        raise EvalkitError(f"--agent {agent!r}: give a shell command after `command:`, e.g. 'command:my-agent --yes'")
+    return template
+
+
 def check_agent(name: str) -> str:
-    """`name` if an agent has it; else one line listing the agents there are."""
-    return known(AGENTS, name, "agent")
+    """`name` if an agent has it (or it is `command:` and a command); else one line listing the
+    agents there are."""
+    if command_template(name) is not None:
+        return name
+    try:
+        return known(AGENTS, name, "agent")
+    except EvalkitError as exc:
+        raise EvalkitError(f"{exc}, or command:TEMPLATE (a shell command run in the sandbox)") from None
 
 
-def make_agent(name: str, spec: ModelSpec, client: ChatClient, output_limit: int) -> Agent:
-    """The agent `name` for the model of `spec`, reached through `client`."""
-    return load(AGENTS, name, "agent")(spec, client, output_limit)
+def make_agent(
+    name: str, spec: ModelSpec, client: ChatClient, output_limit: int, proxy: RunProxy | None = None
+) -> Agent:
+    """The agent `name` for the model of `spec`, reached through `client` (or, for an agent in the
+    sandbox, through the run's `proxy`, which a `command:` agent needs)."""
+    template = command_template(name)
+    if template is None:
+        return load(AGENTS, name, "agent")(spec, client, output_limit)
+    if proxy is None:
+        raise ValueError(f"agent {name!r} calls its model through the run's proxy: give make_agent one")
+    from evalkit.agent.command_agent import CommandAgent
+
+    return CommandAgent(template, client, proxy, output_limit)
 
 
 def _tool_loop(spec: ModelSpec, client: ChatClient, output_limit: int) -> Agent:

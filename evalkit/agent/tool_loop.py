@@ -9,6 +9,7 @@ from evalkit.agent.tools import TOOL_SCHEMAS, ToolBox
 from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.axes import EVIDENCE
 from evalkit.models.client import ChatClient
+from evalkit.sandbox.egress import Egress
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.tasks.model import Limits
 
@@ -23,6 +24,7 @@ class ToolLoopAgent:
     name: str = "tool-loop"
     tools: list[dict] = field(default_factory=lambda: list(TOOL_SCHEMAS))
     evidence: frozenset[str] = EVIDENCE  # usage, tool-call events and a final message, besides the diff
+    egress: Egress | None = None  # the task's own network setting: the loop runs on the host
 
     def run(
         self, prompt: str, sandbox: Sandbox, limits: Limits, trajectory: TrajectoryWriter, deadline: float

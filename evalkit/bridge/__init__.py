@@ -3,5 +3,6 @@ model, one `AttemptChannel` (budgets, counters, trajectory) per attempt behind i
 
 from evalkit.bridge.channel import AttemptChannel
 from evalkit.bridge.proxy import ModelProxy
+from evalkit.bridge.run_proxy import RunProxy
 
-__all__ = ["AttemptChannel", "ModelProxy"]
+__all__ = ["AttemptChannel", "ModelProxy", "RunProxy"]

@@ -111,7 +111,12 @@ def run(
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
     strict_env: Annotated[bool, typer.Option("--strict-env", help=STRICT_ENV_HELP)] = False,
     agent: Annotated[
-        str, typer.Option(help="What works on each task: tool-loop (evalkit's own loop driving the model).")
+        str,
+        typer.Option(
+            help="What works on each task: tool-loop (evalkit's own loop driving the model), or "
+            "command:TEMPLATE (a shell command run in the sandbox with EVALKIT_PROMPT, OPENAI_BASE_URL and "
+            "OPENAI_API_KEY set to the run's model proxy).",
+        ),
     ] = "tool-loop",
     retry_errors: Annotated[
         bool,

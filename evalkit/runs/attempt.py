@@ -16,6 +16,7 @@ from evalkit.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolv
 from evalkit.models.endpoint import ModelSpec
 from evalkit.records import AttemptRecord, StopReason, TestGroupResult, utc_now
 from evalkit.runs.store import RunStore
+from evalkit.sandbox.egress import Egress
 from evalkit.sandbox.env_choice import approximate_note
 from evalkit.sandbox.protocol import SandboxBackend, SandboxRequest
 from evalkit.tasks.model import Limits, Task
@@ -37,10 +38,14 @@ class AttemptKey:
 AGENT_ROLE = "agent"
 
 
-def attempt_sandboxes(key: AttemptKey, limits: Limits) -> SandboxRequest:
-    """The sandboxes `run_attempt` opens, for `SandboxBackend.prepare`: the agent's, then, in the
-    same thread, the scoring one."""
-    return SandboxRequest(key.task, AGENT_ROLE, limits.network, then=SandboxRequest(key.task, SCORE_ROLE))
+def attempt_sandboxes(key: AttemptKey, limits: Limits, egress: Egress | None = None) -> SandboxRequest:
+    """The sandboxes `run_attempt` opens, for `SandboxBackend.prepare`: the agent's (reaching what
+    the agent's `egress` says, or what the task's `network` says when None), then, in the same
+    thread, the scoring one."""
+    then = SandboxRequest(key.task, SCORE_ROLE)
+    if egress is None:
+        return SandboxRequest(key.task, AGENT_ROLE, limits.network, then=then)
+    return SandboxRequest(key.task, AGENT_ROLE, egress=egress, then=then)
 
 
 def run_attempt(
@@ -74,7 +79,8 @@ def run_attempt(
         )
         agent_started = time.monotonic()
         try:
-            sandbox = backend.open(task, role=AGENT_ROLE, network=limits.network)
+            wanted = attempt_sandboxes(key, limits, agent.egress)
+            sandbox = backend.open(task, role=AGENT_ROLE, network=wanted.network, egress=wanted.egress)
         except EvalkitError as exc:
             outcome.error = f"could not open a sandbox: {exc}"
             trajectory.event("stop", stop_reason=outcome.stop_reason.value, error=outcome.error)

@@ -1,7 +1,9 @@
 """A run: every (task, model, sample) of a plan attempted on a thread pool, each finished attempt
 appended to `results.jsonl` at once; attempts already there are skipped, which is how a run
 resumes. Built-in models (oracle, null, replay:FILE) are served in-process on 127.0.0.1 and
-reached over real HTTP like any other endpoint.
+reached over real HTTP like any other endpoint. An agent whose sandbox reaches only the model
+proxy (`command:TEMPLATE`) gets the run's one proxy, started before the first sandbox and closed
+with the run.
 
 The Docker engine is watched for the whole run: no attempt starts while it does not answer, and an
 attempt whose sandbox went with it is recorded as `sandbox_error` and run again (at most
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.agent.registry import DEFAULT_AGENT, make_agent
+from evalkit.bridge.run_proxy import RunProxy
 from evalkit.errors import EvalkitError
 from evalkit.integrity import IntegrityPolicy
 from evalkit.models.backoff import EndpointRegistry
@@ -187,8 +190,10 @@ def execute(
     engine = backend.engine
     engine_retries: Counter[tuple[str, str, int]] = Counter()
 
-    with model_clients(specs, tasks, endpoints) as clients, engine.watching(engine_wait_s):
-        agents = {spec.name: make_agent(agent, spec, clients[spec.name], output_limit) for spec in specs}
+    with model_clients(specs, tasks, endpoints) as clients, engine.watching(engine_wait_s), RunProxy(backend) as proxy:
+        agents = {spec.name: make_agent(agent, spec, clients[spec.name], output_limit, proxy) for spec in specs}
+        if any(a.egress == "proxy" for a in agents.values()):
+            proxy.start()  # before any sandbox is made: a proxied one is relayed to it
 
         def job(key: AttemptKey) -> AttemptOutcome:
             engine.ready()  # waits while the engine does not answer; EngineUnavailable past the bound
@@ -222,7 +227,8 @@ def execute(
             return finished(key, AttemptOutcome(error_record(key, backend.run_id, error)))
 
         if pool:
-            needed = [attempt_sandboxes(key, overrides.apply(key.task.limits)) for key in plan]
+            limits_of = overrides.apply
+            needed = [attempt_sandboxes(key, limits_of(key.task.limits), agents[key.model].egress) for key in plan]
             backend.prepare(needed, capacity=concurrency + POOL_SLACK)
         try:
             fan_out(plan, job, backend=backend, concurrency=concurrency, on_result=finished, on_error=failed)

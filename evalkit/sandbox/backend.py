@@ -21,6 +21,7 @@ from evalkit.sandbox.env_choice import TaskEnvironment, task_environment
 from evalkit.sandbox.images import resolve_image
 from evalkit.sandbox.pool import SandboxPool
 from evalkit.sandbox.protocol import SandboxBackend, SandboxRequest
+from evalkit.sandbox.proxy_net import host_gateway
 from evalkit.sandbox.task_env import environment_image
 from evalkit.sandbox.workspace import Workspace, build_workspace, default_repo_cache
 from evalkit.tasks.model import Task
@@ -136,6 +137,9 @@ class DockerBackend:
                               f"in {time.monotonic() - started:.0f} s")
             with self._lock:
                 return self._images[key]
+
+    def proxy_host(self) -> str:
+        return host_gateway(self.client)
 
     def workspace(self, task: Task) -> Workspace:
         with self._lock:

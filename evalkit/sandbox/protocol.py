@@ -124,6 +124,11 @@ class SandboxBackend(Protocol):
         `egress` what it may reach (default: `network` False is "none", True is "full")."""
         ...
 
+    def proxy_host(self) -> str:
+        """The host address a model proxy must listen on for this backend's `egress="proxy"`
+        sandboxes to reach it (and, as far as the backend can choose, nothing outside the host)."""
+        ...
+
     def workspace(self, task: Task) -> Workspace:
         """`task`'s base tree as this backend puts it into its sandboxes, built once per task and
         kept for the run (scoring reads the base files from it instead of building it again)."""

@@ -31,6 +31,7 @@ class PatchingAgent:
     name: str = "scripted-patch"
     tools: list[dict] = field(default_factory=list)
     evidence: frozenset[str] = frozenset({DIFF, FINAL_MESSAGE})  # no token usage, no evalkit tool calls
+    egress: None = None  # the task's own network setting
 
     def run(
         self, prompt: str, sandbox: Sandbox, limits: Limits, trajectory: TrajectoryWriter, deadline: float

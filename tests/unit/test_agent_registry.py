@@ -1,11 +1,17 @@
-"""Agents are chosen by name (--agent); an unknown name is one line listing the known ones, and the
-default agent is evalkit's own tool loop with the model's turn policy."""
+"""Agents are chosen by name (--agent); an unknown name is one line listing the known ones, the
+default agent is evalkit's own tool loop with the model's turn policy, and `command:TEMPLATE` is
+any other agent, run as a shell command in a sandbox that reaches only the run's model proxy."""
+
+import subprocess
 
 import pytest
 
-from evalkit.agent.registry import AGENTS, DEFAULT_AGENT, check_agent, make_agent
+from evalkit.agent.command_agent import CommandAgent, agent_command, agent_log_path
+from evalkit.agent.registry import AGENTS, DEFAULT_AGENT, check_agent, command_template, make_agent
 from evalkit.agent.tool_loop import ToolLoopAgent
 from evalkit.agent.tools import TOOL_NAMES
+from evalkit.axes import DIFF, USAGE
+from evalkit.bridge.run_proxy import RunProxy
 from evalkit.errors import EvalkitError
 from evalkit.models.endpoint import ModelSpec
 from evalkit.records import AttemptRecord
@@ -23,7 +29,10 @@ def test_the_default_agent_is_the_tool_loop_with_the_models_turn_policy():
 def test_an_unknown_agent_is_one_line_naming_the_known_ones():
     with pytest.raises(EvalkitError) as caught:
         check_agent("claude-code")
-    assert str(caught.value) == f"unknown agent 'claude-code'; known agents: {', '.join(sorted(AGENTS))}"
+    known = ", ".join(sorted(AGENTS))
+    assert str(caught.value) == (
+        f"unknown agent 'claude-code'; known agents: {known}, or command:TEMPLATE (a shell command run in the sandbox)"
+    )
 
 
 def test_an_attempt_row_keeps_its_agent_and_budgets_and_old_rows_still_load():
@@ -35,3 +44,41 @@ def test_an_attempt_row_keeps_its_agent_and_budgets_and_old_rows_still_load():
     old = AttemptRecord.model_validate({"run_id": "r", "task_id": "t", "model": "m", "sample": 0,
                                         "resolved": True, "stop_reason": "submitted"})  # fmt: skip
     assert old.agent == "tool-loop" and old.limits is None
+
+
+def test_a_command_agent_is_the_shell_command_after_the_prefix():
+    assert command_template("command:  my-agent --yes 'fix it' ") == "my-agent --yes 'fix it'"
+    assert command_template("command:a:b") == "a:b"
+    assert command_template("tool-loop") is None and command_template("Command:x") is None
+    assert check_agent("command:python3 /x/agent.py") == "command:python3 /x/agent.py"
+
+
+@pytest.mark.parametrize("name", ["command:", "command:   "])
+def test_a_command_agent_without_a_command_is_one_line_saying_what_to_give(name):
+    with pytest.raises(EvalkitError, match=r"give a shell command after `command:`, e.g. 'command:my-agent --yes'"):
+        check_agent(name)
+
+
+def test_a_command_agent_needs_the_runs_proxy_and_reaches_only_it():
+    spec = ModelSpec(name="m", model="m")
+    with pytest.raises(ValueError, match="proxy"):
+        make_agent("command:true", spec, client=None, output_limit=100)
+    agent = make_agent("command:my-agent  --yes\n--fast", spec, client=None, output_limit=100, proxy=RunProxy(None))
+    assert isinstance(agent, CommandAgent) and agent.template == "my-agent  --yes\n--fast"
+    assert agent.name == "command:my-agent --yes --fast" and agent.egress == "proxy" and agent.tools == []
+    assert agent.evidence == {DIFF, USAGE}
+    long = make_agent("command:" + "x" * 200, spec, client=None, output_limit=100, proxy=RunProxy(None))
+    assert long.name == "command:" + "x" * 79 + "…"
+    assert make_agent(DEFAULT_AGENT, spec, client=None, output_limit=1).egress is None
+
+
+def test_the_command_runs_in_its_own_bash_with_the_environment_quoted():
+    prompt = "it's $HOME `x`\nline 2"
+    command = agent_command('printf %s "$EVALKIT_PROMPT" | tr a-z A-Z; X=1', {"EVALKIT_PROMPT": prompt, "K": "k"})
+    run = subprocess.run(["bash", "-c", command + '; printf "[$X]"'], capture_output=True, text=True)
+    assert run.stdout == "IT'S $HOME `X`\nLINE 2[]"  # not expanded; the template's own variables stay its own
+
+
+def test_the_agents_log_is_kept_beside_its_trajectory(tmp_path):
+    trajectory = tmp_path / "trajectories" / "t__m__0.jsonl"
+    assert agent_log_path(trajectory) == tmp_path / "trajectories" / "t__m__0.agent.log"

@@ -1,0 +1,116 @@
+"""`command:TEMPLATE`: any agent evalkit did not write, run as one shell command in the workspace.
+
+The command runs as the sandbox user in a sandbox that reaches only the run's model proxy, under
+the attempt's wall time, with `EVALKIT_PROMPT` (the task), `OPENAI_BASE_URL` (the proxy) and
+`OPENAI_API_KEY` (the attempt's own token) set. What the agent says to its model goes through the
+attempt's `AttemptChannel`, which records it, counts it and enforces the budgets; the agent's own
+stdout and stderr are kept beside the trajectory (`<attempt>.agent.log`). How the attempt ended:
+a budget or upstream failure as the channel says, else `wall_time` when the command was killed at
+the deadline, else `submitted` (the agent ended on its own; a non-zero exit is kept as the error).
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evalkit.agent.loop import AgentOutcome
+from evalkit.agent.registry import COMMAND_PREFIX
+from evalkit.agent.trajectory import TrajectoryWriter
+from evalkit.axes import DIFF, USAGE
+from evalkit.bridge.channel import AttemptChannel
+from evalkit.bridge.run_proxy import RunProxy
+from evalkit.errors import SandboxError
+from evalkit.models.client import ChatClient
+from evalkit.records import StopReason
+from evalkit.sandbox.egress import Egress
+from evalkit.sandbox.protocol import ExecResult, Sandbox
+from evalkit.tasks.model import Limits
+
+LOG_SUFFIX = ".agent.log"
+NAME_CHARS = 80  # of the command kept in the agent's recorded name
+
+
+def agent_log_path(trajectory: Path) -> Path:
+    """Where an attempt's agent output is kept: beside its trajectory, same name."""
+    return trajectory.with_name(trajectory.name.removesuffix(".jsonl") + LOG_SUFFIX)
+
+
+def agent_command(template: str, env: dict[str, str]) -> str:
+    """`template` run by its own bash with `env` set, stdin closed; the sandbox's shell keeps none of it."""
+    assignments = " ".join(f"{name}={shlex.quote(value)}" for name, value in env.items())
+    return f"{assignments} bash -c {shlex.quote(template)} </dev/null"
+
+
+def _log_text(template: str, result: ExecResult) -> str:
+    state = " (killed at the attempt's wall time)" if result.timed_out else ""
+    cut = " (output cut: head and tail kept)" if result.truncated else ""
+    return (
+        f"$ {template}\nexit code {result.exit_code}{state}{cut}, {result.duration:.2f} s\n"
+        f"--- stdout ---\n{result.stdout}\n--- stderr ---\n{result.stderr}\n"
+    )
+
+
+def _exit_error(result: ExecResult) -> str | None:
+    if result.exit_code == 0:
+        return None
+    last = next((line for line in reversed(result.stderr.splitlines()) if line.strip()), "")
+    return f"the agent command exited with code {result.exit_code}" + (f": {last.strip()[:300]}" if last else "")
+
+
+@dataclass
+class CommandAgent:
+    """Runs `template` in the workspace, its model reached only through `proxy`."""
+
+    template: str
+    client: ChatClient  # the attempt's model, on the host
+    proxy: RunProxy
+    output_limit: int  # bytes of each output stream kept in the agent's log (head + tail)
+    tools: list[dict] = field(default_factory=list)  # the agent offers its own, recorded per request
+    evidence: frozenset[str] = frozenset({DIFF, USAGE})  # no evalkit tool events, no submit summary
+    egress: Egress = "proxy"
+
+    @property
+    def name(self) -> str:
+        """`command:TEMPLATE`, its white space folded and cut at NAME_CHARS (the whole command is
+        in the trajectory's `agent_command` event)."""
+        folded = " ".join(self.template.split())
+        return COMMAND_PREFIX + (folded if len(folded) <= NAME_CHARS else folded[: NAME_CHARS - 1] + "…")
+
+    def run(
+        self, prompt: str, sandbox: Sandbox, limits: Limits, trajectory: TrajectoryWriter, deadline: float
+    ) -> AgentOutcome:
+        if sandbox.proxy_url is None:
+            raise SandboxError("the agent's sandbox has no route to the model proxy")
+        channel = AttemptChannel(self.client, trajectory, limits, deadline)
+        token = self.proxy.register(channel)
+        try:
+            env = {"EVALKIT_PROMPT": prompt, "OPENAI_BASE_URL": f"{sandbox.proxy_url}/v1", "OPENAI_API_KEY": token}
+            trajectory.event("agent_command", command=self.template, log=agent_log_path(trajectory.path).name)
+            time_left = deadline - time.monotonic()
+            result = (
+                sandbox.exec(agent_command(self.template, env), timeout=time_left, output_limit=self.output_limit)
+                if time_left > 0
+                else ExecResult(124, "", "not started: no wall time left", 0.0, timed_out=True)
+            )
+        finally:
+            self.proxy.unregister(token)
+        agent_log_path(trajectory.path).write_text(_log_text(self.template, result), encoding="utf-8")
+        trajectory.event("agent_exit", exit_code=result.exit_code, timed_out=result.timed_out,
+                         truncated=result.truncated, duration_s=round(result.duration, 3))  # fmt: skip
+        if result.timed_out:
+            sandbox.kill_all()  # nothing the agent started may outlive its attempt
+        out = AgentOutcome(
+            channel.stop_reason
+            or (StopReason.WALL_TIME if result.timed_out else StopReason.SUBMITTED),
+            turns=channel.turns,
+            usage=channel.usage,
+            retries=channel.retries,
+            model_time_s=channel.model_time_s,
+            sandbox_time_s=result.duration,
+            error=channel.error or (None if result.timed_out else _exit_error(result)),
+        )
+        trajectory.event("stop", stop_reason=out.stop_reason.value, error=out.error)
+        return out
