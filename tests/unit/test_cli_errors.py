@@ -98,5 +98,13 @@ def test_retry_errors_needs_an_existing_run(tmp_path):
 def test_an_unknown_agent_is_one_line_and_writes_no_run(tmp_path):
     result = evalkit("run", "--model", "oracle", "--agent", "nope", "--out", tmp_path, "--run-id", "a1")
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr.strip() == "error: unknown agent 'nope'; known agents: tool-loop"
+    assert result.stderr.strip() == (
+        "error: unknown agent 'nope'; known agents: tool-loop, or command:TEMPLATE (a shell command run in the sandbox)"
+    )
+    assert not (tmp_path / "a1").exists()
+    empty = evalkit("run", "--model", "oracle", "--agent", "command: ", "--out", tmp_path, "--run-id", "a1")
+    assert empty.returncode == 2 and "Traceback" not in empty.stderr
+    assert empty.stderr.strip() == (
+        "error: --agent 'command: ': give a shell command after `command:`, e.g. 'command:my-agent --yes'"
+    )
     assert not (tmp_path / "a1").exists()
