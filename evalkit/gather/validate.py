@@ -76,12 +76,20 @@ def classify_tests(
     seed: str,
     per_function: int = MAX_IDS_PER_FUNCTION,
     first_error: str = "",
+    touched: frozenset[str] | None = None,
 ) -> CandidateTests:
     """Stable before/after outcomes split into the candidate's test lists (PASS_TO_PASS sampled to
     `cap`, FAIL_TO_PASS to `per_function` ids per test function), with the reason to reject it if
-    any (pure). `first_error`: the first error line of the run with the change, for the reason."""
+    any (pure). `first_error`: the first error line of the run with the change, for the reason.
+    `touched`: the test part's modules; only their tests can be FAIL_TO_PASS (a neighbour module
+    runs for PASS_TO_PASS, and one of its flaky tests that happened to fail before and pass after
+    on every run would otherwise make a task of a change whose own tests already pass)."""
     f2p = sorted(
-        t for t, s in after.items() if s == TestStatus.PASSED and before.get(t, TestStatus.MISSING) != TestStatus.PASSED
+        t
+        for t, s in after.items()
+        if s == TestStatus.PASSED
+        and before.get(t, TestStatus.MISSING) != TestStatus.PASSED
+        and (touched is None or t.split("::")[0] in touched)
     )
     p2p = sorted(t for t, s in after.items() if s == TestStatus.PASSED and before.get(t) == TestStatus.PASSED)
     broken = sorted(t for t, s in after.items() if s in (TestStatus.FAILED, TestStatus.ERROR))
@@ -133,7 +141,7 @@ def validate_candidate(
     bad = (TestStatus.FAILED, TestStatus.ERROR)
     failing = next((r for r in after_runs if not r.tests_ran or any(s in bad for s in r.outcomes.values())), None)
     first_error = first_failing_line(failing.log) if failing is not None else ""
-    return classify_tests(before, after, flaky, cap, provisional.id, per_function, first_error)
+    return classify_tests(before, after, flaky, cap, provisional.id, per_function, first_error, frozenset(touched))
 
 
 def _reason(run: CorrectnessResult) -> str:

@@ -121,3 +121,14 @@ def test_component_prefixed_subjects_are_kept():
 def test_code_that_mentions_binary_patches_is_not_a_binary_change():
     patch = diff("a.py", 45) + diff("b.py", 1).replace("+new0", '+MARK = "GIT binary patch"')
     assert not isinstance(screen(COMMIT, patch, diff("tests/test_a.py", 3), SizeLimits()), str)
+
+
+def test_a_neighbour_modules_test_is_never_fail_to_pass():
+    """A flaky test in a neighbour module (run for PASS_TO_PASS) that failed before and passed after
+    on every run made a task of a refactor whose own tests already pass (seen in a fresh clone)."""
+    before = {"tests/test_money.py::test_round": P, "tests/test_shipping.py::test_coin_flip": F}
+    after = {"tests/test_money.py::test_round": P, "tests/test_shipping.py::test_coin_flip": P}
+    verdict = classify_tests(before, after, set(), 50, "x", touched=frozenset({"tests/test_money.py"}))
+    assert verdict.fail_to_pass == [] and "already pass" in verdict.reason
+    own = classify_tests(before, after, set(), 50, "x", touched=frozenset({"tests/test_shipping.py"}))
+    assert own.fail_to_pass == ["tests/test_shipping.py::test_coin_flip"]
