@@ -22,6 +22,7 @@ import docker.errors
 import evalkit
 from evalkit.errors import SandboxError
 from evalkit.sandbox.python_bases import DEFAULT_BASE_IMAGE, PYTHON_BASES, PythonBase
+from evalkit.wording import without_colour
 
 BASE_IMAGE = DEFAULT_BASE_IMAGE
 REGISTRY_BASE = "python:3.12-slim"
@@ -166,9 +167,6 @@ def resolve_image(client: docker.DockerClient, image: str, base: str = BASE_IMAG
     return tag
 
 
-_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
-
-
 def _last_output(build_log) -> str:
     """The last line the failing step printed, from the engine's build log (colour codes, which the
     engine puts around a step's stderr, taken out)."""
@@ -176,7 +174,7 @@ def _last_output(build_log) -> str:
     lines = [
         line.strip()
         for text in streams
-        for line in _COLOUR.sub("", text).splitlines()
+        for line in without_colour(text).splitlines()
         if line.strip() and not line.strip().startswith(("Step ", "---> ", "Removing intermediate"))
     ]
     return lines[-1][:300] if lines else ""

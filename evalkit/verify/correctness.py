@@ -29,6 +29,7 @@ from evalkit.verify.junit import TestStatus
 from evalkit.verify.runners import runner_for
 from evalkit.verify.test_infra import RestoredChange
 from evalkit.verify.test_run import SCRATCH, changed_in_sandbox, neutralise, prepare_run, steering_flags
+from evalkit.wording import without_colour
 
 LOG_LIMIT = 200_000
 SCORE_ROLE = "score"  # the `evalkit.role` of scoring sandboxes
@@ -104,12 +105,24 @@ _FAILING_LINES = (
 
 def first_failing_line(log: str) -> str:
     """The line of a test run's output that says best why it failed (`ModuleNotFoundError: No
-    module named 'docutils'`), else its last line: what a person reads first to fix an environment."""
+    module named 'docutils'`), else its last line: what a person reads first to fix an environment.
+    Colour codes go first: sphinx's tox.ini runs pytest with `--color yes`."""
+    log = without_colour(log)
     for pattern in _FAILING_LINES:
         if found := pattern.search(log):
             return found.group(1).strip()[:300]
     lines = [line.strip() for line in log.splitlines() if line.strip()]
     return lines[-1][:300] if lines else "no output"
+
+
+_ASSERTION_LINE = re.compile(r"^E\s+(\S.*)$", re.MULTILINE)
+
+
+def first_error_line(log: str) -> str:
+    """The first line pytest marked `E` (what the first failing test said), else the line
+    `first_failing_line` finds: why a change's tests fail, in one line."""
+    found = _ASSERTION_LINE.search(without_colour(log))
+    return found.group(1).strip()[:300] if found else first_failing_line(log)
 
 
 def _blame(task: Task, result: CorrectnessResult, backend: SandboxBackend) -> CorrectnessResult:

@@ -3,7 +3,6 @@ change does not, and no listed test flips between identical runs."""
 
 from __future__ import annotations
 
-import re
 import time
 
 from pydantic import BaseModel, Field
@@ -11,7 +10,7 @@ from pydantic import BaseModel, Field
 from evalkit.errors import EvalkitError
 from evalkit.sandbox.protocol import SandboxBackend, SandboxRequest
 from evalkit.tasks.model import Task
-from evalkit.verify.correctness import SCORE_ROLE, CorrectnessResult, evaluate_patch, first_failing_line
+from evalkit.verify.correctness import SCORE_ROLE, CorrectnessResult, evaluate_patch, first_error_line
 from evalkit.verify.junit import TestStatus
 
 
@@ -40,18 +39,6 @@ def _flaky_tests(runs: list[CorrectnessResult]) -> list[str]:
         for test_id, status in run.statuses.items():
             seen.setdefault(test_id, set()).add(status)
     return sorted(t for t, statuses in seen.items() if len(statuses) > 1)
-
-
-_ASSERTION_LINE = re.compile(r"^E\s+(\S.*)$", re.MULTILINE)
-_COLOUR = re.compile(r"\x1b\[[0-9;]*m")  # a run with `--color yes` (sphinx's tox.ini) colours pytest's E lines
-
-
-def first_error_line(log: str) -> str:
-    """The first line pytest marked `E` (what the first failing test said), else the first line
-    that names an error: why the reference change fails, in one line."""
-    log = _COLOUR.sub("", log)
-    found = _ASSERTION_LINE.search(log)
-    return found.group(1).strip()[:300] if found else first_failing_line(log)[:300]
 
 
 def assess_health(task: Task, gold: list[CorrectnessResult], empty: CorrectnessResult, duration_s: float) -> TaskHealth:

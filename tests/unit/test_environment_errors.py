@@ -22,6 +22,12 @@ def test_the_most_telling_line_is_the_one_pytest_marks():
     assert first_failing_line(PYTEST_CONFTEST_FAILURE) == "ModuleNotFoundError: No module named 'docutils'"
 
 
+def test_a_coloured_run_names_the_same_line():
+    """Under `--color yes` (sphinx's tox.ini) pytest colours its E lines."""
+    coloured = PYTEST_CONFTEST_FAILURE.replace("E   Module", "\x1b[1m\x1b[31mE   Module") + "\x1b[0m"
+    assert first_failing_line(coloured) == "ModuleNotFoundError: No module named 'docutils'"
+
+
 def test_without_an_error_line_the_last_line_is_said():
     assert first_failing_line("collected 0 items\nsomething odd happened\n") == "something odd happened"
     assert first_failing_line("") == "no output"
