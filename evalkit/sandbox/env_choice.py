@@ -12,8 +12,6 @@ from evalkit.sandbox.python_bases import BaseChoice, choose_base
 from evalkit.tasks.model import Task
 from evalkit.tasks.swebench import ENVIRONMENT_HINT
 
-SWEBENCH = ENVIRONMENT_HINT  # metadata["environment"] of tasks imported from SWE-bench rows
-
 
 @dataclass(frozen=True)
 class TaskEnvironment:
@@ -37,7 +35,7 @@ def task_environment(task: Task) -> TaskEnvironment | None:
     """The environment SWE-bench specifies for `task`, or None for a task with none (not imported
     from SWE-bench, or a repository/version the tables do not know)."""
     meta = task.metadata
-    if meta.get("environment") != SWEBENCH or not meta.get("version"):
+    if meta.get("environment") != ENVIRONMENT_HINT or not meta.get("version"):
         return None
     spec = spec_for(task.repo, meta["version"])
     if spec is None:

@@ -16,8 +16,8 @@ image runs the spec's `pre_install` edits (sed pins in `setup.py`) and `install`
 stays, and the editable install points at the path where every sandbox later gets its own base
 tree, so no sandbox needs a network or a build to import the code it tests. SWE-bench installs at
 each instance's base commit instead; within a version the two share their install metadata, which
-is what `environment_setup_commit` is for. The metadata of a `setup.py develop` install (an
-`.egg-info` in the tree) is moved beside the packages so it survives the emptying.
+is what `environment_setup_commit` is for. pip 26 installs editable only the PEP 660 way, which
+keeps the metadata beside the packages, so nothing in the emptied tree is needed.
 The eval commands' exports become the image's ENV, their other commands (Django's locale-gen) run
 at build. Conda-only specs (`environment.yml`, or `packages` listing conda packages) are refused.
 """
@@ -115,7 +115,7 @@ def _apt_packages(spec: EnvSpec) -> tuple[str, ...]:
 
 def _install_script(spec: EnvSpec) -> str:
     """Unpack the environment commit's tree at the workspace path, edit and install it as the spec
-    says, keep a develop install's metadata, and leave the folder empty for the sandboxes."""
+    says, and leave the folder empty for the sandboxes."""
     return "\n".join(
         [
             "#!/bin/sh",
@@ -126,12 +126,6 @@ def _install_script(spec: EnvSpec) -> str:
             f"tar --no-same-owner -xf /etc/evalkit/{SOURCE_NAME}",
             *spec.repo_edits,
             spec.install or "true",
-            "site=$(python -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])')",
-            'if ls "$site"/*.egg-link >/dev/null 2>&1; then',
-            "  for info in *.egg-info src/*.egg-info; do",
-            '    if [ -d "$info" ]; then mv "$info" "$site/"; fi',
-            "  done",
-            "fi",
             f"find {WORKSPACE} -mindepth 1 -delete",
             "",
         ]
