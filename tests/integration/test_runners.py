@@ -53,24 +53,35 @@ POWER_TESTS = textwrap.dedent(
 ).lstrip()
 
 
-@pytest.fixture(scope="module")
-def unittest_task(tmp_path_factory) -> Task:
-    snapshot = write_files(
-        tmp_path_factory.mktemp("unittest-task") / "calc",
-        {"calc/__init__.py": CALC, "tests/__init__.py": "", "tests/test_calc.py": CALC_TESTS},
-    )
+def calc_task(folder: Path, task_id: str, framework: str, files: dict, tests: tuple, test_files: dict) -> Task:
+    """The calc task of `framework`: `files` the base tree, `tests` (FAIL_TO_PASS, PASS_TO_PASS) as
+    that runner names them, `test_files` what the hidden test change writes."""
+    snapshot = write_files(folder, files)
+    if (snapshot / "tests" / "runtests.py").exists():
+        (snapshot / "tests" / "runtests.py").chmod(0o755)
+    fail_to_pass, pass_to_pass = tests
     return Task(
-        id="calc-power-unittest",
+        id=task_id,
         prompt="Add integer power to calc.",
         source={"snapshot": snapshot},
-        tests={
-            "framework": "unittest",
-            "fail_to_pass": ["test_power (tests.test_power.PowerTests)"],
-            "pass_to_pass": ["test_add (tests.test_calc.CalcTests)", "test_add_documented (tests.test_calc.CalcTests)"],
-            "timeout_s": 120,
-        },
+        tests={"framework": framework, "fail_to_pass": fail_to_pass, "pass_to_pass": pass_to_pass, "timeout_s": 120},
         patch=diff_of(snapshot, {"calc/__init__.py": CALC + POWER}),
-        test_patch=diff_of(snapshot, {"tests/test_power.py": POWER_TESTS}),
+        test_patch=diff_of(snapshot, test_files),
+    )
+
+
+@pytest.fixture(scope="module")
+def unittest_task(tmp_path_factory) -> Task:
+    return calc_task(
+        tmp_path_factory.mktemp("unittest-task") / "calc",
+        "calc-power-unittest",
+        "unittest",
+        {"calc/__init__.py": CALC, "tests/__init__.py": "", "tests/test_calc.py": CALC_TESTS},
+        (
+            ["test_power (tests.test_power.PowerTests)"],
+            ["test_add (tests.test_calc.CalcTests)", "test_add_documented (tests.test_calc.CalcTests)"],
+        ),
+        {"tests/test_power.py": POWER_TESTS},
     )
 
 
@@ -117,25 +128,18 @@ RUNTESTS = textwrap.dedent(
 
 @pytest.fixture(scope="module")
 def django_style_task(tmp_path_factory) -> Task:
-    snapshot = write_files(
+    return calc_task(
         tmp_path_factory.mktemp("django-task") / "calc",
+        "calc-power-django",
+        "django",
         {"calc/__init__.py": CALC, "tests/runtests.py": RUNTESTS, "tests/calc_tests/__init__.py": "",
          "tests/calc_tests/tests.py": CALC_TESTS},
+        (
+            ["test_power (calc_tests.tests.PowerTests)"],
+            ["test_add (calc_tests.tests.CalcTests)", "Adding zero changes nothing."],
+        ),
+        {"tests/calc_tests/tests.py": CALC_TESTS + "\n\n" + POWER_TESTS},
     )  # fmt: skip
-    (snapshot / "tests" / "runtests.py").chmod(0o755)
-    return Task(
-        id="calc-power-django",
-        prompt="Add integer power to calc.",
-        source={"snapshot": snapshot},
-        tests={
-            "framework": "django",
-            "fail_to_pass": ["test_power (calc_tests.tests.PowerTests)"],
-            "pass_to_pass": ["test_add (calc_tests.tests.CalcTests)", "Adding zero changes nothing."],
-            "timeout_s": 120,
-        },
-        patch=diff_of(snapshot, {"calc/__init__.py": CALC + POWER}),
-        test_patch=diff_of(snapshot, {"tests/calc_tests/tests.py": CALC_TESTS + "\n\n" + POWER_TESTS}),
-    )
 
 
 def test_django_style_task_runs_the_test_patch_modules_and_reads_swebench_ids(django_style_task, backend):
