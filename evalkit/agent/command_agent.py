@@ -6,7 +6,8 @@ the attempt's wall time, with `EVALKIT_PROMPT` (the task), `OPENAI_BASE_URL` (th
 attempt's `AttemptChannel`, which records it, counts it and enforces the budgets; the agent's own
 stdout and stderr are kept beside the trajectory (`<attempt>.agent.log`). How the attempt ended:
 a budget or upstream failure as the channel says, else `wall_time` when the command was killed at
-the deadline, else `submitted` (the agent ended on its own; a non-zero exit is kept as the error).
+the deadline, else `agent_error` when it exited non-zero (it crashed; its last stderr line is the
+error), else `submitted` (it finished). Whatever it left running is killed before the diff.
 """
 
 from __future__ import annotations
@@ -60,6 +61,14 @@ def _exit_error(result: ExecResult) -> str | None:
     return f"the agent command exited with code {result.exit_code}" + (f": {last.strip()[:300]}" if last else "")
 
 
+def _ending(result: ExecResult) -> StopReason:
+    """How a command that no budget stopped ended: killed at the deadline, crashed (a non-zero
+    exit, told apart from an agent that finished), or finished."""
+    if result.timed_out:
+        return StopReason.WALL_TIME
+    return StopReason.AGENT_ERROR if result.exit_code != 0 else StopReason.SUBMITTED
+
+
 @dataclass
 class CommandAgent:
     """Runs `template` in the workspace, its model reached only through `proxy`."""
@@ -100,11 +109,9 @@ class CommandAgent:
         agent_log_path(trajectory.path).write_text(_log_text(self.template, result), encoding="utf-8")
         trajectory.event("agent_exit", exit_code=result.exit_code, timed_out=result.timed_out,
                          truncated=result.truncated, duration_s=round(result.duration, 3))  # fmt: skip
-        if result.timed_out:
-            sandbox.kill_all()  # nothing the agent started may outlive its attempt
+        sandbox.kill_all()  # what the agent left running (daemons, setsid) must not touch its diff
         out = AgentOutcome(
-            channel.stop_reason
-            or (StopReason.WALL_TIME if result.timed_out else StopReason.SUBMITTED),
+            channel.stop_reason or _ending(result),
             turns=channel.turns,
             usage=channel.usage,
             retries=channel.retries,

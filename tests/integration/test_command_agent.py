@@ -107,7 +107,7 @@ def test_an_agent_that_fails_keeps_its_exit_code_and_last_words(docker_engine, t
                                tasks=TASKS[:1])  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     (row,) = rows_of(tmp_path / "cmd-fail")
-    assert row["stop_reason"] == "submitted" and not row["resolved"]
+    assert row["stop_reason"] == "agent_error" and not row["resolved"]
     assert row["error"] == "the agent command exited with code 3: no model configured"
     log = (tmp_path / "cmd-fail" / row["trajectory"]).with_suffix(".agent.log").read_text()
     assert "exit code 3" in log and "--- stdout ---\nworking" in log
