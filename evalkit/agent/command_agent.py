@@ -20,7 +20,7 @@ from pathlib import Path
 from evalkit.agent.loop import AgentOutcome
 from evalkit.agent.registry import COMMAND_PREFIX
 from evalkit.agent.trajectory import TrajectoryWriter
-from evalkit.axes import DIFF, USAGE
+from evalkit.axes import DIFF, TRAFFIC, USAGE
 from evalkit.bridge.channel import AttemptChannel
 from evalkit.bridge.run_proxy import RunProxy
 from evalkit.errors import SandboxError
@@ -78,7 +78,7 @@ class CommandAgent:
     proxy: RunProxy
     output_limit: int  # bytes of each output stream kept in the agent's log (head + tail)
     tools: list[dict] = field(default_factory=list)  # the agent offers its own, recorded per request
-    evidence: frozenset[str] = frozenset({DIFF, USAGE})  # no evalkit tool events, no submit summary
+    evidence: frozenset[str] = frozenset({DIFF, USAGE, TRAFFIC})  # its tools are its own: no evalkit tool events
     egress: Egress = "proxy"
 
     @property
@@ -113,6 +113,8 @@ class CommandAgent:
         out = AgentOutcome(
             channel.stop_reason or _ending(result),
             turns=channel.turns,
+            tool_calls=channel.tool_calls,
+            final_message=channel.final_message,
             usage=channel.usage,
             retries=channel.retries,
             model_time_s=channel.model_time_s,

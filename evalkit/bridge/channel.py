@@ -111,6 +111,8 @@ class AttemptChannel:
         self.price = price
         self.requests = 0
         self.turns = 0
+        self.tool_calls = 0  # asked for in the model's replies (the agent runs them itself)
+        self.final_message: str | None = None  # the last reply's text, when it called no tool
         self.usage = Usage()
         self.model_time_s = 0.0
         self.cost_usd = 0.0
@@ -191,6 +193,9 @@ class AttemptChannel:
 
     def _count(self, reply: ChatReply) -> None:
         self.turns += 1
+        calls = reply.message.get("tool_calls") or []
+        self.tool_calls += len(calls)
+        self.final_message = None if calls else (text_of(reply.message.get("content")).strip() or None)
         self.usage += reply.usage
         self.model_time_s += reply.latency_s
         self.retries.update(r.kind for r in reply.retries)

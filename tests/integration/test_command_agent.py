@@ -58,7 +58,12 @@ def test_the_oracle_resolves_through_an_agent_in_the_sandbox_and_null_does_not(d
                    for r in mine)  # fmt: skip
     for row in rows:
         assert row["agent"].startswith("command:python3 -c ") and len(row["agent"]) <= len("command:") + 80
-        assert row["evidence"] == ["diff", "usage"] and row["usage"]["prompt_tokens"] > 0 and row["turns"] >= 1
+        assert row["evidence"] == ["diff", "traffic", "usage"] and row["usage"]["prompt_tokens"] > 0
+        assert row["turns"] >= 1 and row["tool_calls"] == (row["turns"] - 1 if row["model"] == "oracle" else 0)
+    scores = [json.loads(line) for line in (run_dir / "scores.jsonl").read_text().splitlines()]
+    for score in (s for s in scores if s["model"] == "oracle"):  # from the proxy's figures and the traffic
+        assert score["efficiency"]["score"] is not None and score["interaction"]["score"] is not None
+        assert score["interaction"]["not_observed"] and score["interaction"]["counts"]["malformed_call"] == 0
     assert all(r["model_patch"] == "" for r in rows if r["model"] == "null")
     assert_nothing_left(docker_engine, "cmd-demo")
 
