@@ -74,7 +74,7 @@ function leaderboardTable(suite) {
   const headRow = h("tr");
   const first = (column) => (column.best === "high" ? "descending" : "ascending");
   const ths = columns.map((column, i) => {
-    const th = h("th", { scope: "col" },
+    const th = h("th", { scope: "col", class: column.text ? "text" : null },
       h("button", { type: "button", text: column.label, onclick: () => sortBy(i) }));
     put(headRow, th);
     return th;
