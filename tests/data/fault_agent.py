@@ -9,6 +9,9 @@ misbehaves the way that model's name says:
     crash_early  exits 3 before any model call
     crash_late   calls the model once, then exits 4
     slow         sleeps 4 s, then solves the task and exits 0
+    git_lock, git_gone, git_readonly
+                 solves the task, then breaks the workspace's git (leaves index.lock, removes .git,
+                 makes .git read-only) and exits 0
     anything else: calls the model once and exits 1 on an HTTP error (what a hostile endpoint gets)
 
 "Solves" writes SOLUTION (set in the environment) to calc/__init__.py, the toy task's change.
@@ -74,6 +77,10 @@ elif name == "crash_late":
     print("reply:", ask().get("content"), flush=True)
     print("Traceback (most recent call last):\nKeyError: 'tool_calls'", file=sys.stderr)
     sys.exit(4)
+elif name.startswith("git_"):
+    solve()
+    breaking = {"git_lock": "touch .git/index.lock", "git_gone": "rm -rf .git", "git_readonly": "chmod -R a-w .git"}
+    subprocess.run(["sh", "-c", breaking[name]], check=True)
 elif name == "slow":
     time.sleep(4)
     solve()

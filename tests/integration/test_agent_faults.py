@@ -29,13 +29,14 @@ SOLUTION = BASE_FILES["calc/__init__.py"] + POWER
 FAULT_AGENT = f"command:SOLUTION={shlex.quote(SOLUTION)} python3 -c {shlex.quote(AGENT_SOURCE)}"
 DONE = [[turn(content="Nothing to do.")]]
 MISBEHAVIOURS = ("hang", "flood", "fork", "crash_early", "crash_late")
+GIT_BREAKERS = ("git_lock", "git_gone", "git_readonly")
 HOSTILE = {
     "garbage": [[{"status": 200, "body": {"choices": "not a list", "usage": 7}}]],
     "broken": [[{"status": 500}]],
     "drip": [[{"trickle": True}]],
     "huge": [[{"flood": 40_000_000}]],
 }
-SCENARIOS = {**{name: DONE for name in (*MISBEHAVIOURS, "slow")}, **HOSTILE}
+SCENARIOS = {**{name: DONE for name in (*MISBEHAVIOURS, *GIT_BREAKERS, "slow")}, **HOSTILE}
 WALL_TIME_S = 20
 
 
@@ -79,7 +80,7 @@ def fault_run(toy_suite_dir, docker_engine, hostile):
     out, config = hostile
     measure = "import resource, subprocess, sys; code = subprocess.call(sys.argv[1:]); " \
               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(code)"  # fmt: skip
-    args = ["run", "--suite", toy_suite_dir, *models_args(*MISBEHAVIOURS, *HOSTILE), "--config", config,
+    args = ["run", "--suite", toy_suite_dir, *models_args(*MISBEHAVIOURS, *GIT_BREAKERS, *HOSTILE), "--config", config,
             "--agent", FAULT_AGENT, "--run-id", "faults", "--out", out, "--concurrency", "3",
             "--wall-time", str(WALL_TIME_S)]  # fmt: skip
     result = subprocess.run([sys.executable, "-c", measure, EVALKIT, *map(str, args)], capture_output=True,
@@ -99,6 +100,7 @@ def test_every_fault_ends_with_its_own_stop_reason(fault_run, docker_engine):
         "fork": "submitted",
         "crash_early": "agent_error",
         "crash_late": "agent_error",
+        **{name: "submitted" for name in GIT_BREAKERS},
         **{name: "endpoint_error" for name in HOSTILE},
     }
     assert_nothing_left(docker_engine, "faults")
@@ -126,6 +128,16 @@ def test_daemons_of_an_agent_do_not_reach_its_diff(fault_run):
     assert fork["error"] is None and fork["resolved"]
     assert "junk-from-a-daemon" not in fork["model_patch"] and "late.txt" not in fork["model_patch"]
     assert fork["agent_s"] < WALL_TIME_S  # the daemons holding the shell's output did not keep it waiting
+
+
+def test_an_agent_that_breaks_its_workspaces_git_still_gets_its_diff_scored(fault_run):
+    """Not a `sandbox_error` (the harness's failure: never scored, run again by every resume): the
+    diff is taken from evalkit's own copy of the base repository instead."""
+    _, rows, _, _ = fault_run
+    for name in GIT_BREAKERS:
+        row = rows[name]
+        assert row["error"] is None and row["resolved"], (name, row["error"])
+        assert row["model_patch"].startswith("diff --git a/calc/__init__.py") and ".git/" not in row["model_patch"]
 
 
 def test_an_agent_that_crashes_is_told_apart_from_one_that_finished(fault_run):
