@@ -9,7 +9,9 @@ before each turn: once `max_turns` turns are done, `max_tokens` tokens spent or 
 passed, that request and every later one is refused with an error the agent sees, and
 `stop_reason` says which budget ended the attempt. An upstream failure the client gave up on ends
 it the same way (`endpoint_error`, `context_overflow`, `wall_time`). One request at a time per
-attempt, so the budgets and the trajectory's order stay exact.
+attempt, so the budgets and the trajectory's order stay exact. Requests after the end are only
+counted (`refused`, in `proxy_refused` events at the 1st, 2nd, 4th, 8th... of them): an agent that
+keeps sending 1 MB conversations after its budget is spent must not fill the disk.
 """
 
 from __future__ import annotations
@@ -119,6 +121,7 @@ class AttemptChannel:
         self.retries: Counter[str] = Counter()
         self.stop_reason: StopReason | None = None
         self.error: str | None = None
+        self.refused = 0  # requests answered with the error that ended the attempt
         self._lock = threading.Lock()
         self._recorded: list[dict] = []  # the conversation as the trajectory holds it
         self._tools: object = None
@@ -131,9 +134,10 @@ class AttemptChannel:
                                 "invalid_request_error")  # fmt: skip
         with self._lock:
             self.requests += 1
+            if self.stop_reason is not None:  # ended: neither forwarded nor written out (an agent may loop)
+                return self._refuse()
             self._record_request(request, messages, tools)
-            if self.stop_reason is None:
-                self._check_budgets()
+            self._check_budgets()
             if self.stop_reason is not None:
                 return self._refuse()
             try:
@@ -183,7 +187,11 @@ class AttemptChannel:
         """The error every request gets once the attempt has ended, naming why."""
         assert self.stop_reason is not None
         reason, error = self.stop_reason, self.error or ""
-        self.trajectory.event("proxy_refused", request=self.requests, stop_reason=reason.value)
+        self.refused += 1
+        if self.refused & (self.refused - 1) == 0:  # the 1st, 2nd, 4th, 8th...: a few lines, however many
+            self.trajectory.event(
+                "proxy_refused", request=self.requests, stop_reason=reason.value, refused=self.refused
+            )
         if reason is StopReason.ENDPOINT_ERROR:
             return error_answer(502, f"evalkit: the model endpoint failed: {error}", "upstream_error", reason.value)
         if reason is StopReason.CONTEXT_OVERFLOW:

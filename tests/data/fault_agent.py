@@ -9,6 +9,8 @@ misbehaves the way that model's name says:
     crash_early  exits 3 before any model call
     crash_late   calls the model once, then exits 4
     slow         sleeps 4 s, then solves the task and exits 0
+    spam         calls the model once, then keeps sending it a new 1 MB conversation, whatever the
+                 answer, until it is killed
     git_lock, git_gone, git_readonly
                  solves the task, then breaks the workspace's git (leaves index.lock, removes .git,
                  makes .git read-only) and exits 0
@@ -17,6 +19,7 @@ misbehaves the way that model's name says:
 "Solves" writes SOLUTION (set in the environment) to calc/__init__.py, the toy task's change.
 """
 
+import contextlib
 import json
 import os
 import subprocess
@@ -77,6 +80,13 @@ elif name == "crash_late":
     print("reply:", ask().get("content"), flush=True)
     print("Traceback (most recent call last):\nKeyError: 'tool_calls'", file=sys.stderr)
     sys.exit(4)
+elif name == "spam":
+    ask()
+    for n in range(10**6):
+        junk = json.dumps({"model": "any", "messages": [{"role": "user", "content": f"{n}" + "x" * 2**20}]})
+        with contextlib.suppress(urllib.error.HTTPError):
+            urllib.request.urlopen(urllib.request.Request(BASE + "/chat/completions", data=junk.encode(),
+                                                          headers=HEADERS), timeout=30).read()
 elif name.startswith("git_"):
     solve()
     breaking = {"git_lock": "touch .git/index.lock", "git_gone": "rm -rf .git", "git_readonly": "chmod -R a-w .git"}

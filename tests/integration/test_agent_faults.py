@@ -28,7 +28,7 @@ AGENT_SOURCE = (Path(__file__).parent.parent / "data" / "fault_agent.py").read_t
 SOLUTION = BASE_FILES["calc/__init__.py"] + POWER
 FAULT_AGENT = f"command:SOLUTION={shlex.quote(SOLUTION)} python3 -c {shlex.quote(AGENT_SOURCE)}"
 DONE = [[turn(content="Nothing to do.")]]
-MISBEHAVIOURS = ("hang", "flood", "fork", "crash_early", "crash_late")
+MISBEHAVIOURS = ("hang", "flood", "fork", "crash_early", "crash_late", "spam")
 GIT_BREAKERS = ("git_lock", "git_gone", "git_readonly")
 HOSTILE = {
     "garbage": [[{"status": 200, "body": {"choices": "not a list", "usage": 7}}]],
@@ -82,7 +82,7 @@ def fault_run(toy_suite_dir, docker_engine, hostile):
               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(code)"  # fmt: skip
     args = ["run", "--suite", toy_suite_dir, *models_args(*MISBEHAVIOURS, *GIT_BREAKERS, *HOSTILE), "--config", config,
             "--agent", FAULT_AGENT, "--run-id", "faults", "--out", out, "--concurrency", "3",
-            "--wall-time", str(WALL_TIME_S)]  # fmt: skip
+            "--wall-time", str(WALL_TIME_S), "--max-turns", "1"]  # fmt: skip
     result = subprocess.run([sys.executable, "-c", measure, EVALKIT, *map(str, args)], capture_output=True,
                             text=True, timeout=900)  # fmt: skip
     peak_kb = int(result.stdout.strip().splitlines()[-1])
@@ -100,6 +100,7 @@ def test_every_fault_ends_with_its_own_stop_reason(fault_run, docker_engine):
         "fork": "submitted",
         "crash_early": "agent_error",
         "crash_late": "agent_error",
+        "spam": "max_turns",
         **{name: "submitted" for name in GIT_BREAKERS},
         **{name: "endpoint_error" for name in HOSTILE},
     }
@@ -111,6 +112,19 @@ def test_a_hung_agent_is_stopped_at_the_wall_time(fault_run):
     hang = rows["hang"]
     assert hang["turns"] == 0 and WALL_TIME_S <= hang["agent_s"] < WALL_TIME_S + 30
     assert "killed at the attempt's wall time" in agent_log(run_dir, hang)
+
+
+def test_an_agent_spamming_its_model_past_its_budget_does_not_flood_the_trajectory(fault_run):
+    """Its first request is the one turn it had; each later one, a new 1 MB conversation, is refused
+    and counted, not written out (over 20 s, gigabytes)."""
+    _, rows, run_dir, _ = fault_run
+    spam = rows["spam"]
+    assert spam["turns"] == 1 and "killed at the attempt's wall time" in agent_log(run_dir, spam)  # it kept going
+    trajectory = run_dir / spam["trajectory"]
+    assert trajectory.stat().st_size < 2_000_000
+    events = [json.loads(line) for line in trajectory.read_text().splitlines()]
+    refused = [e for e in events if e["type"] == "proxy_refused"]
+    assert refused and refused[-1]["refused"] > 10  # how many were refused, in the last such event
 
 
 def test_a_flood_is_cut_to_its_head_and_tail_and_the_attempt_still_scored(fault_run):
