@@ -88,6 +88,7 @@ def run_attempt(
             try:
                 deadline = time.monotonic() + limits.wall_time_s
                 outcome = agent.run(task.prompt, sandbox, limits, trajectory, deadline)
+                sandbox.kill_all()  # a daemon the agent left would write into the diff's output or files
                 patch = sandbox.diff()
             except EvalkitError as exc:
                 outcome.stop_reason, outcome.error = StopReason.SANDBOX_ERROR, str(exc)

@@ -36,7 +36,13 @@ HOSTILE = {
     "drip": [[{"trickle": True}]],
     "huge": [[{"flood": 40_000_000}]],
 }
-SCENARIOS = {**{name: DONE for name in (*MISBEHAVIOURS, *GIT_BREAKERS, "slow")}, **HOSTILE}
+# evalkit's own tool loop, whose model leaves a daemon writing into the sandbox's shell
+LOOP_DAEMON = [
+    [turn(("bash", {"command": "(while :; do echo junk-from-a-daemon; sleep 0.002; done) &"}))],
+    [turn(("write_file", {"path": "calc/__init__.py", "content": SOLUTION}))],
+    [turn(("submit", {"summary": "Added power() to calc/__init__.py."}))],
+]
+SCENARIOS = {**{name: DONE for name in (*MISBEHAVIOURS, *GIT_BREAKERS, "slow")}, **HOSTILE, "loop_daemon": LOOP_DAEMON}
 WALL_TIME_S = 20
 
 
@@ -142,6 +148,17 @@ def test_daemons_of_an_agent_do_not_reach_its_diff(fault_run):
     assert fork["error"] is None and fork["resolved"]
     assert "junk-from-a-daemon" not in fork["model_patch"] and "late.txt" not in fork["model_patch"]
     assert fork["agent_s"] < WALL_TIME_S  # the daemons holding the shell's output did not keep it waiting
+
+
+def test_daemons_of_the_tool_loops_model_do_not_reach_its_diff(toy_suite_dir, docker_engine, hostile):
+    out, config = hostile
+    result = run_evalkit("run", "--suite", toy_suite_dir, "--model", "loop_daemon", "--config", config,
+                         "--run-id", "loop-daemon", "--out", out)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    (row,) = rows_of(out / "loop-daemon")
+    assert row["stop_reason"] == "submitted" and row["error"] is None and row["resolved"]
+    assert "junk-from-a-daemon" not in row["model_patch"]
+    assert_nothing_left(docker_engine, "loop-daemon")
 
 
 def test_an_agent_that_breaks_its_workspaces_git_still_gets_its_diff_scored(fault_run):
