@@ -165,9 +165,10 @@ def opened(browser, page_path: Path, width: int = 1300, height: int = 900) -> It
 
 def agent_runs(toy_suite_dir: Path, root: Path, agent: str) -> tuple[Path, Path]:
     """Two runs of the same two models: one by the tool loop (gpt-4o resolves both tasks, qwen one),
-    one by `agent` (gpt-4o one task, qwen none), scored."""
+    one by `agent` (gpt-4o one task, qwen none, its second attempt a crash: agent_error), scored."""
     suite = two_task_suite(toy_suite_dir, root)
     loop = write_run(root / "runs", suite, "loop", {"gpt-4o": ("gpt-4o", [[OK], [OK]]), "qwen": ("qwen", [[OK], [{}]])})
     command = {"agent": agent, "evidence": ["diff", "traffic", "usage"]}
-    plan = {"gpt-4o": ("gpt-4o", [[{**OK, **command}], [command]]), "qwen": ("qwen", [[command], [command]])}
+    crashed = {**command, "stop": "agent_error", "error": "the agent command exited with code 1: KeyError"}
+    plan = {"gpt-4o": ("gpt-4o", [[{**OK, **command}], [command]]), "qwen": ("qwen", [[command], [crashed]])}
     return loop, write_run(root / "runs", suite, "agent", plan)

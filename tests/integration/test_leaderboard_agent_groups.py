@@ -49,6 +49,7 @@ def test_rows_come_grouped_by_agent_with_the_agent_as_text(browser, report):
         assert agent_cell.get_attribute("title") == EVIL_AGENT  # the whole name on hover
         assert len(agent_cell.inner_text()) <= 40 and "…" in agent_cell.inner_text()
         assert page.locator("table.board img").count() == 0 and page.evaluate("window.pwned") is None
+        assert page.locator("table.board .badge.agent-crash").all_inner_texts() == ["1 agent crash"]  # qwen's
 
 
 def test_the_page_switches_the_grouping_and_a_sort_keeps_groups_together(browser, report):

@@ -39,6 +39,8 @@ def test_each_model_under_each_agent_is_a_row_of_its_own(runs):
     assert rows[("gpt-4o", "tool-loop")]["resolved_rate"]["mean"] == 1.0
     assert rows[("gpt-4o", EVIL_AGENT)]["resolved_rate"]["mean"] == 0.5
     assert rows[("qwen", EVIL_AGENT)]["resolved_rate"]["mean"] == 0.0
+    assert rows[("qwen", EVIL_AGENT)]["stop_reasons"] == {"submitted": 1, "agent_error": 1}  # a crash, scored
+    assert rows[("qwen", EVIL_AGENT)]["errors"] == 0 and rows[("qwen", EVIL_AGENT)]["scored_attempts"] == 2
     assert data["group_by"] == "none"
 
 

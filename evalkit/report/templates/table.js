@@ -129,6 +129,12 @@ function modelCell(row) {
       "error that is the endpoint's or the harness's, not the model's (" + kinds + "); the purple cells of the matrix",
       text: errors + (errors === 1 ? " error" : " errors") }));
   }
+  const crashed = (row.stop_reasons || {}).agent_error || 0;
+  if (crashed) {
+    parts.push(" ", h("span", { class: "badge agent-crash", title: crashed + " of " + row.attempts + " attempts ended with " +
+      "the agent's command exiting with an error (agent_error): it crashed rather than finished; scored like any other",
+      text: crashed + (crashed === 1 ? " agent crash" : " agent crashes") }));
+  }
   const approximate = Object.entries(row.approximate_env || {});
   if (approximate.length) {
     parts.push(" ", h("span", { class: "badge approx-env", title: "ran on an environment that is not the one SWE-bench " +
@@ -183,7 +189,8 @@ function tableNotes(suite) {
     "agent: what worked on the tasks (`evalkit run --agent`): evalkit's own tool loop, or an agent run in the " +
       "sandbox that reached its model only through evalkit's recording proxy (`command:` and its command, shortened; " +
       "hover for all of it). The same model under two agents has a row each; group the rows by agent or by model " +
-      "above the table (`evalkit report --group-by` sets the first grouping).",
+      "above the table (`evalkit report --group-by` sets the first grouping). A row whose agent crashed (its command " +
+      "exited with an error: agent_error) says how often; unlike endpoint and harness errors, those attempts are scored.",
     "◆ marks the Pareto frontier of the chart below. A model tried in several runs of this suite (a baseline " +
       "and a new run) has a row per run, labelled with the run id.",
   ];
