@@ -137,3 +137,17 @@ def test_a_failing_agent_build_is_one_line_and_no_attempt_runs(docker_engine, tm
     assert not (out / "broken-agent" / "results.jsonl").exists() or rows_of(out / "broken-agent") == []
     label = {"label": f"{LABEL_RUN}=broken-agent"}
     assert docker_engine.containers.list(all=True, ignore_removed=True, filters=label) == []
+
+
+def test_a_spent_budget_ends_mini_swe_agent_at_its_next_request_without_retries(mswea_run, tmp_path):
+    """The proxy's 400 after `--max-turns 1` is not retried by the agent (its driver aborts on a
+    400): one refused request, stop reason `max_turns`, the refusal in the agent's log."""
+    result = run_evalkit("run", "--suite", DEMO_SUITE, "--task", "kvstore-batch", "--model", "oracle", "--agent", AGENT,
+                         "--max-turns", "1", "--run-id", "mswea-turns", "--out", tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    (row,) = rows_of(tmp_path / "mswea-turns")
+    assert (row["stop_reason"], row["turns"]) == ("max_turns", 1)
+    events = events_of(tmp_path / "mswea-turns", row)
+    assert [e["stop_reason"] for e in events if e["type"] == "proxy_refused"] == ["max_turns"]
+    log = (tmp_path / "mswea-turns" / "trajectories" / next(e["log"] for e in events if e["type"] == "agent_command"))
+    assert "max_turns budget is spent" in log.read_text()
