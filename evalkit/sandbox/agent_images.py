@@ -7,7 +7,8 @@ image). So `sandboxes/agents/<name>/Dockerfile` is built once `FROM` the base in
 `evalkit/agent-<name>:<hash>` (recipe files + base image id), installing everything under
 `/opt/evalkit-agents/<name>`; each task image then gets `FROM <task image>` + `COPY --from=<agent
 image> /opt/evalkit-agents/<name>`, tagged `evalkit/with-<name>:<hash of both image ids>`: a copy
-of seconds, no network. Eight demo tasks on five task images cost one slow build and five copies.
+of seconds, no network. A suite's tasks share few task images (the demo suite's eight share one):
+one slow build in all, and one copy per task image.
 
 The agent runs on the task image's system (its Python 3.11 for mini-swe-agent, from the base):
 a task image on another base must carry what the agent's runtime needs.
