@@ -22,7 +22,10 @@ DIFF = "diff"  # the sandbox's change (always: the harness takes it)
 USAGE = "usage"  # token counts and turns, reported per attempt
 TOOL_CALLS = "tool_calls"  # evalkit's tool-call events (calls, faults) in the trajectory
 FINAL_MESSAGE = "final_message"  # the agent's closing message (a submit summary)
-EVIDENCE: frozenset[str] = frozenset({DIFF, USAGE, TOOL_CALLS, FINAL_MESSAGE})
+# the conversation with its model as the model proxy recorded it (tools offered, the model's tool
+# calls and replies): what an agent evalkit did not write leaves instead of evalkit's tool events
+TRAFFIC = "traffic"
+EVIDENCE: frozenset[str] = frozenset({DIFF, USAGE, TOOL_CALLS, FINAL_MESSAGE, TRAFFIC})
 
 
 @dataclass(frozen=True)
@@ -32,10 +35,11 @@ class Axis:
     weight: float  # default weight in the composite
     meaning: str  # one line for the leaderboard's notes
     needs: frozenset[str] = frozenset({DIFF})  # the evidence it is scored from (EVIDENCE)
+    or_needs: frozenset[str] | None = None  # other evidence it can be scored from instead
 
     def applies(self, produced: frozenset[str]) -> bool:
         """Whether an attempt that produced `produced` can be scored on this axis."""
-        return self.needs <= produced
+        return self.needs <= produced or (self.or_needs is not None and self.or_needs <= produced)
 
 
 AXES: tuple[Axis, ...] = (
@@ -45,13 +49,15 @@ AXES: tuple[Axis, ...] = (
     Axis(
         "efficiency", "efficiency", 0.10, "1 - the share of the token, turn and time budgets used", frozenset({USAGE})
     ),
-    # its penalties count tool-call faults and judge the closing message: it needs both
+    # its penalties count tool-call faults and judge the closing message: it needs both, or the
+    # recorded traffic, from which the parts an agent's own tools hide are left out (not counted 0)
     Axis(
         "interaction",
         "interaction",
         0.15,
         "1 - penalties for tool misuse and an unspecific end",
         frozenset({TOOL_CALLS, FINAL_MESSAGE}),
+        frozenset({TRAFFIC}),
     ),
 )
 NOT_APPLICABLE = "n/a"  # how an axis an attempt cannot be scored on is shown

@@ -30,6 +30,9 @@ class StopReason(StrEnum):
     ENDPOINT_ERROR = "endpoint_error"  # no usable answer after retries, or a non-retryable HTTP error
     SANDBOX_ERROR = "sandbox_error"  # the harness lost the sandbox; not the model's fault
     ENVIRONMENT_ERROR = "environment_error"  # the task's hidden tests do not run here, whatever the change
+    # an agent run as a command (`command:`, installed agents) exited non-zero on its own: it crashed.
+    # The agent is what is evaluated, so this is scored like any other ending, not left out as an error.
+    AGENT_ERROR = "agent_error"
 
 
 class ToolFault(StrEnum):

@@ -42,7 +42,8 @@ def two_task_suite(toy_suite_dir: Path, root: Path) -> Path:
 
 def write_run(root: Path, suite: Path, run_id: str, plan: dict[str, tuple[str, list[list[dict]]]]) -> Path:
     """plan: model → (API model id, which sets the price; per task: per sample: {resolved, patch,
-    final, output, stop, error, prompt and completion (tokens), evidence (the agent's; absent: all)});
+    final, output, stop, error, prompt and completion (tokens), agent (absent: the tool loop), evidence
+    (the agent's; absent: all)});
     scored as `evalkit score` does."""
     store = RunStore(root / run_id)
     store.open()
@@ -88,6 +89,7 @@ def write_run(root: Path, suite: Path, run_id: str, plan: dict[str, tuple[str, l
                         task_id=task_id,
                         model=model,
                         sample=sample,
+                        agent=kind.get("agent", "tool-loop"),
                         resolved=resolved,
                         stop_reason=stop,
                         error=kind.get("error"),
@@ -159,3 +161,13 @@ def opened(browser, page_path: Path, width: int = 1300, height: int = 900) -> It
     finally:
         context.close()
     assert not problems, problems
+
+
+def agent_runs(toy_suite_dir: Path, root: Path, agent: str) -> tuple[Path, Path]:
+    """Two runs of the same two models: one by the tool loop (gpt-4o resolves both tasks, qwen one),
+    one by `agent` (gpt-4o one task, qwen none), scored."""
+    suite = two_task_suite(toy_suite_dir, root)
+    loop = write_run(root / "runs", suite, "loop", {"gpt-4o": ("gpt-4o", [[OK], [OK]]), "qwen": ("qwen", [[OK], [{}]])})
+    command = {"agent": agent, "evidence": ["diff", "traffic", "usage"]}
+    plan = {"gpt-4o": ("gpt-4o", [[{**OK, **command}], [command]]), "qwen": ("qwen", [[command], [command]])}
+    return loop, write_run(root / "runs", suite, "agent", plan)

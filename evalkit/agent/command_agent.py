@@ -6,7 +6,8 @@ the attempt's wall time, with `EVALKIT_PROMPT` (the task), `OPENAI_BASE_URL` (th
 attempt's `AttemptChannel`, which records it, counts it and enforces the budgets; the agent's own
 stdout and stderr are kept beside the trajectory (`<attempt>.agent.log`). How the attempt ended:
 a budget or upstream failure as the channel says, else `wall_time` when the command was killed at
-the deadline, else `submitted` (the agent ended on its own; a non-zero exit is kept as the error).
+the deadline, else `agent_error` when it exited non-zero (it crashed; its last stderr line is the
+error), else `submitted` (it finished). Whatever it left running is killed before the diff.
 
 An installed agent (`installed.py`) is this same agent with a name, a version, its own
 environment and files it writes outside the workspace (its logs), copied out beside the trajectory
@@ -25,7 +26,7 @@ from pathlib import Path
 from evalkit.agent.loop import AgentOutcome
 from evalkit.agent.registry import COMMAND_PREFIX
 from evalkit.agent.trajectory import TrajectoryWriter
-from evalkit.axes import DIFF, USAGE
+from evalkit.axes import DIFF, TRAFFIC, USAGE
 from evalkit.bridge.channel import AttemptChannel
 from evalkit.bridge.run_proxy import RunProxy
 from evalkit.errors import SandboxError
@@ -87,6 +88,14 @@ def _exit_error(result: ExecResult) -> str | None:
     return f"the agent command exited with code {result.exit_code}" + (f": {last.strip()[:300]}" if last else "")
 
 
+def _ending(result: ExecResult) -> StopReason:
+    """How a command that no budget stopped ended: killed at the deadline, crashed (a non-zero
+    exit, told apart from an agent that finished), or finished."""
+    if result.timed_out:
+        return StopReason.WALL_TIME
+    return StopReason.AGENT_ERROR if result.exit_code != 0 else StopReason.SUBMITTED
+
+
 @dataclass
 class CommandAgent:
     """Runs `template` in the workspace, its model reached only through `proxy`."""
@@ -96,7 +105,7 @@ class CommandAgent:
     proxy: RunProxy
     output_limit: int  # bytes of each output stream kept in the agent's log (head + tail)
     tools: list[dict] = field(default_factory=list)  # the agent offers its own, recorded per request
-    evidence: frozenset[str] = frozenset({DIFF, USAGE})  # no evalkit tool events, no submit summary
+    evidence: frozenset[str] = frozenset({DIFF, USAGE, TRAFFIC})  # its tools are its own: no evalkit tool events
     egress: Egress = "proxy"
     label: str | None = None  # the recorded name (an installed agent's); None: `command:TEMPLATE`
     env: dict[str, str] = field(default_factory=dict)  # more variables for the command
@@ -138,17 +147,17 @@ class CommandAgent:
             )
         finally:
             self.proxy.unregister(token)
-        if result.timed_out:
-            sandbox.kill_all()  # nothing the agent started may outlive its attempt
+        sandbox.kill_all()  # what the agent left running (daemons, setsid) must not touch its diff
         notes = [n for path in self.keep if (n := _copy_out(sandbox, path, kept_file_path(trajectory.path, path)))]
         log = _log_text(self.template, result) + "".join(f"--- not kept: {note}\n" for note in notes)
         agent_log_path(trajectory.path).write_text(log, encoding="utf-8")
         trajectory.event("agent_exit", exit_code=result.exit_code, timed_out=result.timed_out,
                          truncated=result.truncated, duration_s=round(result.duration, 3))  # fmt: skip
         out = AgentOutcome(
-            channel.stop_reason
-            or (StopReason.WALL_TIME if result.timed_out else StopReason.SUBMITTED),
+            channel.stop_reason or _ending(result),
             turns=channel.turns,
+            tool_calls=channel.tool_calls,
+            final_message=channel.final_message,
             usage=channel.usage,
             retries=channel.retries,
             model_time_s=channel.model_time_s,

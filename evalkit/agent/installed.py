@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from evalkit.agent.command_agent import CommandAgent
-from evalkit.axes import DIFF, USAGE
+from evalkit.axes import DIFF, TRAFFIC, USAGE
 from evalkit.sandbox.agent_images import AGENT_ROOT, agent_recipe, recipe_version
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ class InstalledAgent:
     command: str  # run by bash in the workspace, as the sandbox user, with $EVALKIT_PROMPT & co set
     env: dict[str, str] = field(default_factory=dict)
     keep: tuple[str, ...] = ()  # files it writes in the sandbox, kept as `<attempt>.agent.<file name>`
-    evidence: frozenset[str] = frozenset({DIFF, USAGE})  # its own tools: no evalkit tool events
+    evidence: frozenset[str] = frozenset({DIFF, USAGE, TRAFFIC})  # its own tools: no evalkit tool events
 
     @property
     def recipe(self) -> Path:

@@ -9,7 +9,9 @@ before each turn: once `max_turns` turns are done, `max_tokens` tokens spent or 
 passed, that request and every later one is refused with an error the agent sees, and
 `stop_reason` says which budget ended the attempt. An upstream failure the client gave up on ends
 it the same way (`endpoint_error`, `context_overflow`, `wall_time`). One request at a time per
-attempt, so the budgets and the trajectory's order stay exact.
+attempt, so the budgets and the trajectory's order stay exact. Requests after the end are only
+counted (`refused`, in `proxy_refused` events at the 1st, 2nd, 4th, 8th... of them): an agent that
+keeps sending 1 MB conversations after its budget is spent must not fill the disk.
 """
 
 from __future__ import annotations
@@ -111,12 +113,15 @@ class AttemptChannel:
         self.price = price
         self.requests = 0
         self.turns = 0
+        self.tool_calls = 0  # asked for in the model's replies (the agent runs them itself)
+        self.final_message: str | None = None  # the last reply's text, when it called no tool
         self.usage = Usage()
         self.model_time_s = 0.0
         self.cost_usd = 0.0
         self.retries: Counter[str] = Counter()
         self.stop_reason: StopReason | None = None
         self.error: str | None = None
+        self.refused = 0  # requests answered with the error that ended the attempt
         self._lock = threading.Lock()
         self._recorded: list[dict] = []  # the conversation as the trajectory holds it
         self._tools: object = None
@@ -129,9 +134,10 @@ class AttemptChannel:
                                 "invalid_request_error")  # fmt: skip
         with self._lock:
             self.requests += 1
+            if self.stop_reason is not None:  # ended: neither forwarded nor written out (an agent may loop)
+                return self._refuse()
             self._record_request(request, messages, tools)
-            if self.stop_reason is None:
-                self._check_budgets()
+            self._check_budgets()
             if self.stop_reason is not None:
                 return self._refuse()
             try:
@@ -181,7 +187,11 @@ class AttemptChannel:
         """The error every request gets once the attempt has ended, naming why."""
         assert self.stop_reason is not None
         reason, error = self.stop_reason, self.error or ""
-        self.trajectory.event("proxy_refused", request=self.requests, stop_reason=reason.value)
+        self.refused += 1
+        if self.refused & (self.refused - 1) == 0:  # the 1st, 2nd, 4th, 8th...: a few lines, however many
+            self.trajectory.event(
+                "proxy_refused", request=self.requests, stop_reason=reason.value, refused=self.refused
+            )
         if reason is StopReason.ENDPOINT_ERROR:
             return error_answer(502, f"evalkit: the model endpoint failed: {error}", "upstream_error", reason.value)
         if reason is StopReason.CONTEXT_OVERFLOW:
@@ -191,6 +201,9 @@ class AttemptChannel:
 
     def _count(self, reply: ChatReply) -> None:
         self.turns += 1
+        calls = reply.message.get("tool_calls") or []
+        self.tool_calls += len(calls)
+        self.final_message = None if calls else (text_of(reply.message.get("content")).strip() or None)
         self.usage += reply.usage
         self.model_time_s += reply.latency_s
         self.retries.update(r.kind for r in reply.retries)

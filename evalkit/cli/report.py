@@ -86,16 +86,23 @@ def report(
     config: Annotated[
         Path | None, typer.Option(help='evalkit.toml with \\[published."MODEL"] tables (default ./evalkit.toml).')
     ] = None,
+    group_by: Annotated[
+        str, typer.Option(help="Group the rows by `agent` or by `model` (`none`: one ranking); the page can switch.")
+    ] = "none",
 ) -> None:
     """Write the self-contained HTML leaderboard of finished runs (opens from disk)."""
     from evalkit.models.endpoint import DEFAULT_CONFIG, load_config
+    from evalkit.report.charts import GROUP_BY
+
+    if group_by not in GROUP_BY:
+        raise EvalkitError(f"--group-by {group_by!r}: give one of {', '.join(GROUP_BY)}")
     from evalkit.report.html import merge_published, published_from_config, read_published, write_leaderboard
 
     scores = published_from_config(load_config(config), config or DEFAULT_CONFIG)
     if published is not None:
         scores = merge_published(scores, read_published(published))
     if run_dirs:
-        page = write_leaderboard([run_folder(d) for d in run_dirs], out, scores)
+        page = write_leaderboard([run_folder(d) for d in run_dirs], out, scores, group_by=group_by)
     else:
         root = RUNS_ROOT
         found = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
@@ -105,5 +112,5 @@ def report(
         def skipped(message: str) -> None:
             err_console.print(f"[yellow]skipped[/] {escape(message)}", highlight=False, soft_wrap=True)
 
-        page = write_leaderboard(found, out, scores, on_skip=skipped)
+        page = write_leaderboard(found, out, scores, on_skip=skipped, group_by=group_by)
     console.print(f"leaderboard: {escape(str(page))} (data: leaderboard.json, leaderboard.csv, attempts.csv)")

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
+from evalkit.agent.registry import DEFAULT_AGENT
 from evalkit.axes import JUDGE, LABELS, MEAN_AXES
 from evalkit.errors import EvalkitError
 from evalkit.report.pareto import pareto_frontier
@@ -39,6 +40,8 @@ from evalkit.tasks import load_suite
 AXES = (*MEAN_AXES, JUDGE)
 # the compact rows of `attempts` in the page; `integrity` is the verdict, `flags` the kinds flagged
 ATTEMPT_COLUMNS = ("n", "task", "model", "sample", "status", "run", "integrity", "flags")
+GroupBy = Literal["none", "agent", "model"]  # the rows in one table, or in a group per agent or per model
+GROUP_BY: tuple[str, ...] = ("none", "agent", "model")
 
 
 # -- what the page shows --------------------------------------------------------------------------
@@ -84,6 +87,7 @@ class ModelRow(BaseModel):
 
     model: str
     label: str  # the model, or "model (run_id)" when the model recurs in another run of the suite
+    agent: str = DEFAULT_AGENT  # what worked on the tasks (`--agent`; `command:` agents folded, cut at 80)
     api_model: str | None
     run_id: str
     attempts: int
@@ -151,6 +155,7 @@ class Leaderboard(BaseModel):
     suites: list[SuiteBoard]
     measures: dict[str, str]
     reference: dict[str, Any]
+    group_by: GroupBy = "none"  # rows shown in groups of one agent or one model (`evalkit report --group-by`)
     axes: list[str] = list(MEAN_AXES)  # the per-model means the page shows, in order (evalkit/axes.py)
     axis_labels: dict[str, str] = dict(LABELS)
 
@@ -201,9 +206,11 @@ def _model_row(model: str, label: str, run: LoadedRun, published: Published) -> 
     attempts = entry.get("attempts", len(records))
     scored = entry.get("scored_attempts", attempts)  # errored attempts are in no figure, cost included
     cost = entry.get("cost_usd")
+    agents = Counter(r.agent for r in records)
     return ModelRow(
         model=model,
         label=label,
+        agent=agents.most_common(1)[0][0] if agents else run.manifest.options.agent,
         api_model=api_model if api_model != model else None,
         run_id=run.manifest.run_id,
         attempts=attempts,
@@ -342,10 +349,10 @@ def _suite_board(
 
 
 def build_leaderboard(
-    runs: Sequence[LoadedRun], published: Published | None = None
+    runs: Sequence[LoadedRun], published: Published | None = None, group_by: GroupBy = "none"
 ) -> tuple[Leaderboard, list[AttemptRef], dict[str, dict[str, str]]]:
     """The page's data; every attempt, numbered as its `attempts/<n>.js` file; each suite's prompts
-    (for attempts whose trajectory is missing)."""
+    (for attempts whose trajectory is missing). `group_by` is how the page first groups the rows."""
     published = published or {}
     by_suite: dict[tuple[str, str], list[LoadedRun]] = {}
     for run in runs:
@@ -367,6 +374,7 @@ def build_leaderboard(
         suites=suites,
         measures=MEASURES,
         reference=shipped_reference(),
+        group_by=group_by,
     )
     return board, refs, prompts
 

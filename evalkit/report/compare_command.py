@@ -65,6 +65,7 @@ def compare_command(
         base_label=str(base_dir),
         new_label=str(new_dir),
     )
+    comparison.base_agent, comparison.new_agent = base_manifest.options.agent, new_manifest.options.agent
     if only_base or only_new:
         comparison.tasks_only_base, comparison.tasks_only_new = only_base, only_new
         comparison.notes.insert(0, subset_note(only_base, only_new))

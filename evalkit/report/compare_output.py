@@ -12,6 +12,7 @@ from evalkit.report.compare_integrity import integrity_lines, junit_properties, 
 from evalkit.report.compare_record import AxisResult, Comparison, Flip
 from evalkit.wording import counted
 
+AGENT_CHARS = 60  # of an agent's name in the comparison's setting line
 _VERDICT_TEXT = {
     "small_drop": "drop within --max-drop",
     "improvement": "improved",
@@ -58,8 +59,17 @@ def _flip_names(comparison: Comparison, flips: list[Flip]) -> list[str]:
     return [f"{f.task_id} #{f.sample}" if several else f.task_id for f in flips]
 
 
+def _side(model: str, agent: str, agents_shown: bool) -> str:
+    """`model`, or `model under agent` (a command folded and cut: all of it is in the JSON)."""
+    if not agents_shown:
+        return model
+    folded = " ".join(agent.split())
+    return f"{model} under {folded if len(folded) <= AGENT_CHARS else folded[: AGENT_CHARS - 1] + '…'}"
+
+
 def _setting(comparison: Comparison) -> str:
     c = comparison
+    agents_shown = c.base_agent != c.new_agent or c.base_agent != "tool-loop"
     unpaired = f"; unpaired attempts ignored: {c.unpaired_base} base, {c.unpaired_new} new"
     failures = (
         f"; {counted(c.harness_failures, 'pair')} with an endpoint or sandbox error left out"
@@ -67,7 +77,8 @@ def _setting(comparison: Comparison) -> str:
         else ""
     )
     return (
-        f"suite {c.suite}: base {c.base_run} ({c.base_model}) → new {c.new_run} ({c.new_model}), "
+        f"suite {c.suite}: base {c.base_run} ({_side(c.base_model, c.base_agent, agents_shown)}) → "
+        f"new {c.new_run} ({_side(c.new_model, c.new_agent, agents_shown)}), "
         f"{counted(c.pairs, 'pair')} over {counted(c.tasks, 'task')}"
         f"{unpaired if c.unpaired_base or c.unpaired_new else ''}{failures}. "
         f"Regression = one-sided p < {c.alpha:g} and a drop over {c.max_drop:g}; "

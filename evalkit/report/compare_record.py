@@ -64,6 +64,8 @@ class Comparison(BaseModel):
     new_run: str
     base_model: str
     new_model: str
+    base_agent: str = "tool-loop"  # each run's --agent (run.json): runs may differ by agent alone
+    new_agent: str = "tool-loop"
     pairs: int  # (task, sample) pairs compared
     tasks: int
     unpaired_base: int  # attempts of the base with no partner in the new run, ignored

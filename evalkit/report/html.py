@@ -32,7 +32,7 @@ from markupsafe import Markup
 from evalkit.axes import AXIS_NAMES, JUDGE, SCORE_COLUMNS
 from evalkit.errors import EvalkitError
 from evalkit.report.attempts import attempt_detail, trajectory_view
-from evalkit.report.charts import AXES, Leaderboard, build_leaderboard
+from evalkit.report.charts import AXES, GroupBy, Leaderboard, build_leaderboard
 from evalkit.report.pareto import pareto_frontier
 from evalkit.report.runs_data import (
     AttemptRef,
@@ -117,14 +117,14 @@ def _csv(rows: Iterable[Sequence[Any]]) -> str:
 
 
 def leaderboard_csv(board: Leaderboard) -> str:
-    """One row per suite × model: the table's figures, pass@k and best-of-k for every k; `pareto` is
+    """One row per suite × model (and its agent): the table's figures, pass@k and best-of-k for every k; `pareto` is
     the frontier of the page's chart (on cost, or on completion tokens when nothing costs anything),
     `error_attempts` the attempts that ended in endpoint_error or sandbox_error."""
     top_k = max((row.samples for suite in board.suites for row in suite.models), default=1)
     ks = [str(k) for k in range(1, top_k + 1)]
     benchmarks = list(board.benchmarks)
     header = [
-        "suite", "model", "run_id", "api_model", "attempts", "tasks", "samples", "resolved",
+        "suite", "model", "agent", "run_id", "api_model", "attempts", "tasks", "samples", "resolved",
         "resolved_rate", "resolved_ci_low", "resolved_ci_high",
         *(f"pass_at_{k}" for k in ks), *(f"best_of_{k}" for k in ks),
         *AXES, "median_tokens", "median_completion_tokens", "cost_usd", "cost_per_attempt", "cost_per_task",
@@ -137,7 +137,7 @@ def leaderboard_csv(board: Leaderboard) -> str:
             ci = row.resolved_rate.ci95 or [None, None]
             rows.append(
                 [
-                    suite.name, row.model, row.run_id, row.api_model, row.attempts, row.tasks, row.samples,
+                    suite.name, row.model, row.agent, row.run_id, row.api_model, row.attempts, row.tasks, row.samples,
                     row.resolved, row.resolved_rate.mean, ci[0], ci[1],
                     *(row.pass_at_k.get(k) for k in ks), *(row.best_of_k.get(k) for k in ks),
                     *((row.axes[a].mean if row.axes[a] else None) for a in AXES),
@@ -155,7 +155,7 @@ def attempts_csv(refs: Sequence[AttemptRef]) -> str:
     `resolved` is the final verdict, `tests_resolved` what the hidden tests alone said, `integrity`
     the integrity verdict and `integrity_flags` its kinds (comma-separated)."""
     header = [
-        "attempt", "suite", "run_id", "task_id", "model", "sample", "status", "resolved", "tests_resolved",
+        "attempt", "suite", "run_id", "task_id", "model", "agent", "sample", "status", "resolved", "tests_resolved",
         "integrity", "integrity_flags", "stop_reason", "error",
         *SCORE_COLUMNS, JUDGE, "cost_usd", "total_tokens",
         "turns", "tool_calls", "duration_s",
@@ -165,7 +165,7 @@ def attempts_csv(refs: Sequence[AttemptRef]) -> str:
         r, s, integrity = ref.record, ref.score, ref.integrity
         rows.append(
             [
-                ref.n, ref.suite, r.run_id, r.task_id, r.model, r.sample, ref.status, attempt_resolved(r, s),
+                ref.n, ref.suite, r.run_id, r.task_id, r.model, r.agent, r.sample, ref.status, attempt_resolved(r, s),
                 attempt_tests_passed(r, s), integrity.verdict, ",".join(integrity.kinds()), r.stop_reason,
                 r.error, *(s and getattr(s, axis).score for axis in AXIS_NAMES), s and s.composite,
                 s and s.judge and s.judge.score,
@@ -221,6 +221,7 @@ def write_leaderboard(
     out: Path,
     published: Published | None = None,
     on_skip: Callable[[str], None] | None = None,
+    group_by: GroupBy = "none",
 ) -> Path:
     """Write the leaderboard of `run_dirs` into `out` and return `out/index.html`.
 
@@ -241,7 +242,7 @@ def write_leaderboard(
     if len(set(ids)) != len(ids):
         twice = sorted({i for i in ids if ids.count(i) > 1})
         raise EvalkitError(f"run id {twice[0]} given twice (the same run folder, or a copy of it)")
-    board, refs, prompts = build_leaderboard(runs, published)
+    board, refs, prompts = build_leaderboard(runs, published, group_by)
     out = Path(out)
     attempts_dir = out / ATTEMPTS_DIR
     try:

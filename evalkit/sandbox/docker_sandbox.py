@@ -27,6 +27,7 @@ import docker
 import docker.errors
 
 from evalkit.errors import SandboxError
+from evalkit.sandbox.base_git import SCRATCH_PARENT, base_git_diff_command, base_git_name, base_git_tar
 from evalkit.sandbox.command_channel import CommandChannel
 from evalkit.sandbox.containers import LiveContainers, container_labels, remove_container
 from evalkit.sandbox.egress import PROXY_URL, Egress, ProxyRoute, resolve_egress
@@ -143,6 +144,7 @@ class DockerSandbox:
         self.workdir = spec.workdir
         self.spec = spec
         self.base_commit = workspace.base_commit
+        self._workspace = workspace  # its .git is the base the diff falls back on (base_git.py)
         self._client = client
         self._live = live
         self._remove_later = remove_later  # runs the removal on close in the background (a pool's)
@@ -354,11 +356,22 @@ class DockerSandbox:
         result = self.exec(
             f"git add --all && git diff --cached --binary {self.base_commit}", timeout=120, output_limit=MAX_DIFF_BYTES
         )
+        if result.exit_code != 0:  # the agent broke the workspace's git: evalkit's copy of the base
+            result = self._diff_from_base_copy()
         if result.exit_code != 0:
             raise SandboxError(f"git diff failed in the sandbox: {result.stderr.strip()[:200]}")
         if result.truncated:
             raise SandboxError("the diff is larger than the output limit")
         return result.stdout
+
+    def _diff_from_base_copy(self) -> ExecResult:
+        """The diff against a root-owned copy of the base repository, nothing of the agent's
+        left running (base_git.py)."""
+        self.kill_all()
+        name = base_git_name()
+        self.copy_in(base_git_tar(self._workspace.archive, name), SCRATCH_PARENT)
+        command = base_git_diff_command(f"{SCRATCH_PARENT}/{name}", self.workdir, self.base_commit)
+        return self.exec(command, timeout=120, output_limit=MAX_DIFF_BYTES)
 
     # -- lifecycle --------------------------------------------------------------------------
     def close(self) -> None:

@@ -17,6 +17,11 @@ evalkit.toml under [scoring.interaction]):
                            counted, not penalised unless configured
     bash_write       0.00  writing files through bash (`cat >`, `sed -i`, `tee`, `> file`) although
                            write_file / edit exist: off unless a suite asks for it
+
+An agent evalkit did not write (evidence `traffic`, no tool events) is scored from its recorded
+traffic (evalkit/scoring/traffic.py): malformed calls, unknown tools, repeated calls, budget
+overruns and its closing message are counted; the parts its own tools hide are listed in
+`not_observed` and count nothing (not 0 occurrences: unknown).
 """
 
 from __future__ import annotations
@@ -28,7 +33,9 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evalkit.axes import TOOL_CALLS
 from evalkit.records import AttemptRecord
+from evalkit.scoring.traffic import NOT_OBSERVED, read_traffic
 
 OVERRUNS = frozenset({"max_turns", "max_tokens", "wall_time"})
 _BASH_WRITE = re.compile(r"(\bcat\s*>|\bcat\s*<<|\bsed\s+-i|\btee\b|\bprintf\b.*>|\becho\b.*>|>\s*[\w./-]+\.\w+)")
@@ -57,6 +64,7 @@ class InteractionScore(BaseModel):
     penalties: dict[str, float]  # the penalty per occurrence used
     final_message: str | None
     endpoint_retries: int  # the endpoint's fault, recorded but not penalised
+    not_observed: list[str] = Field(default_factory=list)  # penalties the agent's evidence cannot show: not counted
 
 
 def _calls(events: list[dict]) -> list[tuple[str, str]]:
@@ -89,6 +97,8 @@ def score_interaction(
 ) -> InteractionScore:
     """`touched`: the files the attempt's diff changes."""
     penalties = penalties or InteractionPenalties()
+    if TOOL_CALLS not in record.produced:
+        return _score_traffic(record, events, touched, penalties)
     tool_events = [e for e in events if e.get("type") == "tool"]
     calls = _calls(events)
     seen: set[tuple[str, str]] = set()
@@ -130,4 +140,30 @@ def score_interaction(
         penalties=dict(weights),
         final_message=record.final_message,
         endpoint_retries=sum(record.retries.values()),
+    )
+
+
+def _score_traffic(
+    record: AttemptRecord, events: list[dict], touched: list[str], penalties: InteractionPenalties
+) -> InteractionScore:
+    """The penalties the recorded traffic shows; those it cannot are `not_observed`."""
+    facts = read_traffic(events)
+    canonical = [(name, _canonical(arguments)) for name, arguments in facts.calls]
+    final = (facts.final_message or "").strip()
+    counts = {
+        "malformed_call": facts.malformed,
+        "unknown_tool": facts.unknown_tool,
+        "repeated_call": len(canonical) - len(set(canonical)),
+        "budget_overrun": int(record.stop_reason in OVERRUNS),
+        "no_final_message": int(not final),
+        "unspecific_final": int(bool(final) and bool(touched) and not _mentions_a_touched_file(final, touched)),
+    }
+    weights: Mapping[str, float] = penalties.model_dump()
+    return InteractionScore(
+        score=round(max(0.0, 1.0 - sum(weights[k] * v for k, v in counts.items())), 4),
+        counts=counts,
+        penalties=dict(weights),
+        final_message=facts.final_message,
+        endpoint_retries=sum(record.retries.values()),
+        not_observed=list(NOT_OBSERVED),
     )

@@ -58,7 +58,12 @@ def test_the_oracle_resolves_through_an_agent_in_the_sandbox_and_null_does_not(d
                    for r in mine)  # fmt: skip
     for row in rows:
         assert row["agent"].startswith("command:python3 -c ") and len(row["agent"]) <= len("command:") + 80
-        assert row["evidence"] == ["diff", "usage"] and row["usage"]["prompt_tokens"] > 0 and row["turns"] >= 1
+        assert row["evidence"] == ["diff", "traffic", "usage"] and row["usage"]["prompt_tokens"] > 0
+        assert row["turns"] >= 1 and row["tool_calls"] == (row["turns"] - 1 if row["model"] == "oracle" else 0)
+    scores = [json.loads(line) for line in (run_dir / "scores.jsonl").read_text().splitlines()]
+    for score in (s for s in scores if s["model"] == "oracle"):  # from the proxy's figures and the traffic
+        assert score["efficiency"]["score"] is not None and score["interaction"]["score"] is not None
+        assert score["interaction"]["not_observed"] and score["interaction"]["counts"]["malformed_call"] == 0
     assert all(r["model_patch"] == "" for r in rows if r["model"] == "null")
     assert_nothing_left(docker_engine, "cmd-demo")
 
@@ -107,7 +112,7 @@ def test_an_agent_that_fails_keeps_its_exit_code_and_last_words(docker_engine, t
                                tasks=TASKS[:1])  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     (row,) = rows_of(tmp_path / "cmd-fail")
-    assert row["stop_reason"] == "submitted" and not row["resolved"]
+    assert row["stop_reason"] == "agent_error" and not row["resolved"]
     assert row["error"] == "the agent command exited with code 3: no model configured"
     log = (tmp_path / "cmd-fail" / row["trajectory"]).with_suffix(".agent.log").read_text()
     assert "exit code 3" in log and "--- stdout ---\nworking" in log

@@ -63,7 +63,7 @@ def test_the_oracle_resolves_every_demo_task_through_mini_swe_agent_and_null_non
     version = recipe_version(agent_recipe(AGENT))
     assert version == "2.4.6"
     for row in rows:
-        assert (row["agent"], row["agent_version"], row["evidence"]) == (AGENT, version, ["diff", "usage"])
+        assert (row["agent"], row["agent_version"], row["evidence"]) == (AGENT, version, ["diff", "traffic", "usage"])
         assert row["usage"]["prompt_tokens"] > 0 and row["turns"] >= 1
         # the agent's own files live outside the workspace: the diff is the task's change and nothing else
         assert set(changed_paths(row["model_patch"])) <= set(changed_paths(tasks[row["task_id"]].patch))

@@ -10,7 +10,7 @@ from evalkit.agent.command_agent import CommandAgent, agent_command, agent_log_p
 from evalkit.agent.registry import AGENTS, DEFAULT_AGENT, check_agent, command_template, make_agent
 from evalkit.agent.tool_loop import ToolLoopAgent
 from evalkit.agent.tools import TOOL_NAMES
-from evalkit.axes import DIFF, USAGE
+from evalkit.axes import DIFF, TRAFFIC, USAGE
 from evalkit.bridge.run_proxy import RunProxy
 from evalkit.errors import EvalkitError
 from evalkit.models.endpoint import ModelSpec
@@ -66,7 +66,7 @@ def test_a_command_agent_needs_the_runs_proxy_and_reaches_only_it():
     agent = make_agent("command:my-agent  --yes\n--fast", spec, client=None, output_limit=100, proxy=RunProxy(None))
     assert isinstance(agent, CommandAgent) and agent.template == "my-agent  --yes\n--fast"
     assert agent.name == "command:my-agent --yes --fast" and agent.egress == "proxy" and agent.tools == []
-    assert agent.evidence == {DIFF, USAGE}
+    assert agent.evidence == {DIFF, USAGE, TRAFFIC}
     long = make_agent("command:" + "x" * 200, spec, client=None, output_limit=100, proxy=RunProxy(None))
     assert long.name == "command:" + "x" * 79 + "…"
     assert make_agent(DEFAULT_AGENT, spec, client=None, output_limit=1).egress is None

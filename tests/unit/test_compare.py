@@ -440,3 +440,20 @@ def test_an_axis_the_new_runs_agent_has_no_evidence_for_is_n_a_not_a_drop():
     assert any(note.startswith("composite: each run's weights are renormalised") for note in result.notes)
     same = compare(new, new)
     assert not any(note.startswith("composite:") for note in same.notes)  # both weigh the same axes
+
+
+def test_runs_that_differ_only_by_agent_compare_and_say_which_agent_each_ran(tmp_path):
+    base = write_run(tmp_path, "loop", {"gpt-4o": BASE_RESOLVED}, run_seed=1)
+    new = write_run(tmp_path, "cli", {"gpt-4o": PLANTED}, run_seed=2)
+    manifest = json.loads((new / "run.json").read_text())
+    manifest["options"]["agent"] = "command:my-agent   --yes\n" + "x" * 100
+    (new / "run.json").write_text(json.dumps(manifest))
+    out = tmp_path / "compare.json"
+    code, text = run_command(base, new, tmp_path, json_out=out)
+    assert code == 1 and "REGRESSION in resolved" in text
+    result = json.loads(out.read_text())
+    assert (result["base_model"], result["new_model"]) == ("gpt-4o", "gpt-4o")
+    assert (result["base_agent"], result["new_agent"]) == ("tool-loop", manifest["options"]["agent"])
+    setting = " ".join(text.split())  # the console wraps the line
+    assert "base loop (gpt-4o under tool-loop) → new cli (gpt-4o under command:my-agent --yes xxx" in setting
+    assert "x" * 60 not in setting  # the agent cut for the line; whole in the JSON

@@ -192,13 +192,15 @@ def test_past_max_turns_every_request_is_refused_and_the_stop_reason_says_so(pro
         messages = [{"role": "user", "content": toy_task.prompt}]
         first, _ = ask(agent, messages)
         messages += [first, {"role": "tool", "tool_call_id": first["tool_calls"][0]["id"], "content": "ok"}]
-        for _ in range(2):  # the request past the budget, and any after it
-            error = budget_error(agent, messages)
+        for n in range(20):  # the request past the budget, and any after it (each a new conversation)
+            error = budget_error(agent, [*messages, {"role": "user", "content": f"again {n}"}])
             assert error.code == "max_turns" and "max_turns budget is spent" in error.message
-    assert channel.stop_reason is StopReason.MAX_TURNS and channel.turns == 1
+    assert channel.stop_reason is StopReason.MAX_TURNS and channel.turns == 1 and channel.refused == 20
     events = read_trajectory(path)
     assert [e["stop_reason"] for e in events if e["type"] == "proxy_end"] == ["max_turns"]
-    assert len([e for e in events if e["type"] == "proxy_refused"]) == 2
+    assert [e["refused"] for e in events if e["type"] == "proxy_refused"] == [1, 2, 4, 8, 16]  # not one each
+    sent = [e["message"]["content"] for e in events if e["type"] == "message" and e["message"]["role"] == "user"]
+    assert sent[-1] == "again 0"  # what came after the end was neither forwarded nor written out
 
 
 def test_past_max_tokens_the_next_request_is_refused(proxy, builtin, toy_task, tmp_path):

@@ -119,7 +119,8 @@ function scoresView(d) {
     ["efficiency", sc.efficiency.score, { ...Object.fromEntries(Object.entries(sc.efficiency.budget_used || {})
       .map(([k, v]) => ["budget_" + k, v])), total_tokens: sc.efficiency.total_tokens,
       cost_usd: sc.efficiency.cost_usd, turns: sc.efficiency.turns, tool_calls: sc.efficiency.tool_calls, wall_s: sc.efficiency.wall_s }],
-    ["interaction", sc.interaction.score, Object.fromEntries(Object.entries(sc.interaction.counts).filter(([, v]) => v))],
+    ["interaction", sc.interaction.score, { ...Object.fromEntries(Object.entries(sc.interaction.counts).filter(([, v]) => v)),
+      ...(sc.interaction.score === null ? {} : Object.fromEntries((sc.interaction.not_observed || []).map((k) => [k, "n/a"]))) }],
     ["composite", sc.composite, sc.weights],
   ];
   if (sc.judge) rows.push(["judge", sc.judge.score, { judge: sc.judge.judge, summary: sc.judge.summary, issues: sc.judge.issues, error: sc.judge.error }]);
@@ -131,7 +132,8 @@ function scoresView(d) {
   const notes = [];
   if (sc.did_work === false) notes.push("No work: the change was empty, did not apply, or was all put back or whitespace, so quality, efficiency, interaction and the composite are 0.");
   const na = rows.filter(([, score]) => score === null).map(([name]) => name);
-  if (na.length) notes.push("n/a: " + na.join(", ") + ": the agent does not produce the evidence these need (token usage, evalkit's tool calls, a final message); left out of the composite, whose weights are renormalised.");
+  if (na.length) notes.push("n/a: " + na.join(", ") + ": the agent does not produce the evidence these need (token usage, evalkit's tool calls and a final message, or its recorded model traffic); left out of the composite, whose weights are renormalised.");
+  if (sc.interaction.score !== null && (sc.interaction.not_observed || []).length) notes.push("Interaction is scored from the agent's recorded model traffic: what its own tools did with each call (failed edits, tool errors, timeouts) is not observed (n/a), not counted.");
   if (d.integrity.verdict === "fail" && sc.correctness.tests_resolved) notes.push("The hidden tests passed, but the integrity verdict is fail: unresolved, correctness and composite 0.");
   return h("div", null, table, notes.map((n) => h("p", { class: "note", text: n })));
 }

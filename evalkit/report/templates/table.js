@@ -12,6 +12,7 @@ function leaderboardTable(suite) {
   const axis = (name) => (r) => (r.axes[name] ? r.axes[name].mean : null);
   const columns = [
     { label: "model", text: true, best: "low", value: (r) => r.label, cell: (r) => modelCell(r) },
+    { label: "agent", text: true, best: "low", value: (r) => r.agent, cell: agentCell },
     { label: "resolved % [95% CI]", best: "high", value: (r) => (allErrors(r) ? null : r.resolved_rate.mean), cell: resolvedCell },
   ];
   if (maxSamples > 1) {
@@ -42,18 +43,38 @@ function leaderboardTable(suite) {
   }
 
   const tbody = h("tbody");
+  let groupBy = DATA.group_by || "none";
   const trs = rows.map((r) => {
     const tr = h("tr", { class: [r.pareto ? "frontier" : "", errorCount(r) ? "has-errors" : "", allErrors(r) ? "all-errors" : ""]
       .filter(Boolean).join(" ") || null });
     columns.forEach((c) => put(tr, h("td", { class: c.text ? "text" : null }, c.cell(r))));
     return { row: r, tr };
   });
-  trs.forEach((t) => put(tbody, t.tr));
+  // the rows in their sorted order; grouped, each group (in the order of its best-placed row) under
+  // a header row naming its agent or model
+  function arrange() {
+    tbody.textContent = "";
+    if (groupBy === "none") return trs.forEach((t) => tbody.appendChild(t.tr));
+    const groups = new Map();
+    for (const t of trs) {
+      const key = groupBy === "agent" ? t.row.agent : t.row.model;
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(t);
+    }
+    for (const [key, members] of groups) {
+      put(tbody, h("tr", { class: "group" }, h("th", { colspan: columns.length, scope: "rowgroup", title: key,
+        text: groupBy + ": " + short(key, 80) + " (" + members.length + (members.length === 1 ? " row)" : " rows)") })));
+      members.forEach((t) => tbody.appendChild(t.tr));
+    }
+  }
+  const grouping = h("select", { "aria-label": "group the rows", onchange: (e) => { groupBy = e.target.value; arrange(); } },
+    ["none", "agent", "model"].map((v) => h("option", { value: v, selected: v === groupBy ? "" : null,
+      text: v === "none" ? "one ranking" : "by " + v })));
   const state = h("p", { class: "sort-state note", "aria-live": "polite" });
   const headRow = h("tr");
   const first = (column) => (column.best === "high" ? "descending" : "ascending");
   const ths = columns.map((column, i) => {
-    const th = h("th", { scope: "col" },
+    const th = h("th", { scope: "col", class: column.text ? "text" : null },
       h("button", { type: "button", text: column.label, onclick: () => sortBy(i) }));
     put(headRow, th);
     return th;
@@ -86,10 +107,16 @@ function leaderboardTable(suite) {
       return sign * (x - y);
     });
     show(i, dir);
-    trs.forEach((t) => tbody.appendChild(t.tr));
+    arrange();
   }
-  show(1, "descending");  // the rows come ranked by resolved rate, best first
-  return h("div", null, state, h("div", { class: "scroll" }, h("table", { class: "board" }, h("thead", null, headRow), tbody)));
+  show(2, "descending");  // the rows come ranked by resolved rate, best first
+  arrange();
+  return h("div", null, h("p", { class: "group-by note" }, h("label", null, "Rows: ", grouping)), state, h("div", { class: "scroll" }, h("table", { class: "board" }, h("thead", null, headRow), tbody)));
+}
+
+// what worked on the tasks: the tool loop, or `command:` and a command, shortened in the middle (all of it on hover)
+function agentCell(row) {
+  return h("span", { class: "mono agent", title: row.agent, text: short(row.agent || "tool-loop", 40) });
 }
 
 function modelCell(row) {
@@ -153,6 +180,10 @@ function tableNotes(suite) {
     "errors: attempts that ended in an endpoint, harness or environment error (endpoint_error, sandbox_error, " +
       "environment_error) are not the " +
       "model's failures; a row with any is marked with their count, and one with nothing else shows no result.",
+    "agent: what worked on the tasks (`evalkit run --agent`): evalkit's own tool loop, or an agent run in the " +
+      "sandbox that reached its model only through evalkit's recording proxy (`command:` and its command, shortened; " +
+      "hover for all of it). The same model under two agents has a row each; group the rows by agent or by model " +
+      "above the table (`evalkit report --group-by` sets the first grouping).",
     "◆ marks the Pareto frontier of the chart below. A model tried in several runs of this suite (a baseline " +
       "and a new run) has a row per run, labelled with the run id.",
   ];
