@@ -11,10 +11,10 @@ way, each after its containers.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,10 +125,24 @@ def remove_container(client: docker.DockerClient, container_id: str) -> None:
             raise
 
 
+NETWORK_WAIT_S = 15.0  # for the removal of a network's last containers, already under way elsewhere
+
+
 def remove_network(client: docker.DockerClient, network_id: str) -> None:
-    """Remove a network whose containers are gone; a network already gone is fine."""
-    with contextlib.suppress(docker.errors.NotFound):
-        client.api.remove_network(network_id)
+    """Remove a network whose containers are gone; a network already gone is fine. One whose
+    container is still being removed (by a closing sandbox's background removal, which a force
+    removal of it answers with "already in progress", as on Ctrl-C) is waited for."""
+    deadline = time.monotonic() + NETWORK_WAIT_S
+    while True:
+        try:
+            client.api.remove_network(network_id)
+            return
+        except docker.errors.NotFound:
+            return
+        except docker.errors.APIError as exc:
+            if "active endpoints" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.2)
 
 
 def owner_alive(labels: dict[str, str]) -> bool:

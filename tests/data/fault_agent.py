@@ -84,7 +84,7 @@ elif name == "spam":
     ask()
     for n in range(10**6):
         junk = json.dumps({"model": "any", "messages": [{"role": "user", "content": f"{n}" + "x" * 2**20}]})
-        with contextlib.suppress(urllib.error.HTTPError):
+        with contextlib.suppress(OSError):  # HTTP errors, and a connection the relay dropped
             urllib.request.urlopen(urllib.request.Request(BASE + "/chat/completions", data=junk.encode(),
                                                           headers=HEADERS), timeout=30).read()
 elif name.startswith("git_"):
