@@ -103,3 +103,13 @@ class HostileServer(ScenarioServer):
                 self.send_json(handler, 200, _body(action, step))
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up, as it should
+
+
+def models_config(server: HostileServer, names, request_timeout_s: float = 2, max_retries: int = 1) -> str:
+    """evalkit.toml text naming a model after each scenario of `server`, with short timeouts and
+    few retries, so that a hostile scenario ends an attempt in seconds."""
+    return "".join(
+        f'[models.{name}]\nmodel = "hostile"\nbase_url = "{server.url(name)}"\n'
+        f"request_timeout_s = {request_timeout_s}\nmax_retries = {max_retries}\nretry_base_s = 0.05\n"
+        for name in names
+    )

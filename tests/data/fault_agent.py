@@ -33,8 +33,15 @@ HEADERS = {"Authorization": "Bearer " + os.environ["OPENAI_API_KEY"], "Content-T
 
 
 def model_name():
-    with urllib.request.urlopen(urllib.request.Request(BASE + "/models", headers=HEADERS), timeout=30) as reply:
-        return json.load(reply)["data"][0]["id"]
+    request = urllib.request.Request(BASE + "/models", headers=HEADERS)
+    for attempt in range(3):  # what it does next is the fault under test, not this first call
+        try:
+            with urllib.request.urlopen(request, timeout=30) as reply:
+                return json.load(reply)["data"][0]["id"]
+        except OSError:  # a connection reset on the way (seen once under load), a timeout
+            if attempt == 2:
+                raise
+            time.sleep(1)
 
 
 def ask():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EVALKIT, run_evalkit
-from hostile_server import HostileServer, turn
+from hostile_server import HostileServer, models_config, turn
 from processes import interruptible
 from toy import BASE_FILES, POWER
 
@@ -71,11 +71,7 @@ def hostile(tmp_path_factory):
     out = tmp_path_factory.mktemp("agent-faults")
     with HostileServer(SCENARIOS, models=["hostile"]) as server:
         config = out / "evalkit.toml"
-        config.write_text("".join(
-            f'[models.{name}]\nmodel = "hostile"\nbase_url = "{server.url(name)}"\n'
-            "request_timeout_s = 2\nmax_retries = 1\nretry_base_s = 0.05\n"
-            for name in SCENARIOS
-        ))  # fmt: skip
+        config.write_text(models_config(server, SCENARIOS))
         yield out, config
 
 

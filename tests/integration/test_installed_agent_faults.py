@@ -8,7 +8,7 @@ import json
 
 import pytest
 from conftest import run_evalkit
-from hostile_server import HostileServer
+from hostile_server import HostileServer, models_config
 
 from evalkit.agent.registry import AGENTS, DEFAULT_AGENT
 from evalkit.sandbox.containers import LABEL_RUN
@@ -30,11 +30,7 @@ def test_a_hostile_endpoint_through_an_installed_agent_is_recorded_and_leaves_no
 ):
     with HostileServer(HOSTILE, models=["hostile"]) as server:
         config = tmp_path / "evalkit.toml"
-        config.write_text("".join(
-            f'[models.{name}]\nmodel = "hostile"\nbase_url = "{server.url(name)}"\n'
-            "request_timeout_s = 2\nmax_retries = 1\nretry_base_s = 0.05\n"
-            for name in HOSTILE
-        ))  # fmt: skip
+        config.write_text(models_config(server, HOSTILE))
         models = [part for name in HOSTILE for part in ("--model", name)]
         run_id = f"hostile-{agent}"
         result = run_evalkit("run", "--suite", toy_suite_dir, *models, "--config", config, "--agent", agent,
