@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import textwrap
 from pathlib import Path
@@ -126,3 +127,19 @@ def one_attempt_run(task, suite_dir: Path, run_dir: Path):
     store.append(AttemptRecord(run_id=run_dir.name, task_id=task.id, model="null", sample=0, resolved=False,
                                stop_reason="submitted"))  # fmt: skip
     return store
+
+
+def git_tree(folder: Path, work: Path, patch: str | None = None) -> Path:
+    """`folder` copied to `work` as a one-commit git repository, `patch` applied on top when given."""
+    shutil.copytree(folder, work)
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "b"]):
+        subprocess.run(["git", *args], cwd=work, check=True, capture_output=True)
+    if patch is not None:
+        subprocess.run(["git", "apply", "-"], input=patch, text=True, cwd=work, check=True)
+    return work
+
+
+def tree_files(folder: Path) -> dict[str, str]:
+    """Every file's text outside .git, by relative path."""
+    files = [p for p in folder.rglob("*") if p.is_file() and ".git" not in p.parts]
+    return {str(p.relative_to(folder)): p.read_text() for p in files}

@@ -7,11 +7,17 @@ attempt's `AttemptChannel`, which records it, counts it and enforces the budgets
 stdout and stderr are kept beside the trajectory (`<attempt>.agent.log`). How the attempt ended:
 a budget or upstream failure as the channel says, else `wall_time` when the command was killed at
 the deadline, else `submitted` (the agent ended on its own; a non-zero exit is kept as the error).
+
+An installed agent (`installed.py`) is this same agent with a name, a version, its own
+environment and files it writes outside the workspace (its logs), copied out beside the trajectory
+before the sandbox goes.
 """
 
 from __future__ import annotations
 
+import io
 import shlex
+import tarfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +42,27 @@ NAME_CHARS = 80  # of the command kept in the agent's recorded name
 def agent_log_path(trajectory: Path) -> Path:
     """Where an attempt's agent output is kept: beside its trajectory, same name."""
     return trajectory.with_name(trajectory.name.removesuffix(".jsonl") + LOG_SUFFIX)
+
+
+def kept_file_path(trajectory: Path, path: str) -> Path:
+    """Where a file the agent wrote in its sandbox (`path`) is kept: beside the trajectory as
+    `<attempt>.agent.<file name>`."""
+    return trajectory.with_name(trajectory.name.removesuffix(".jsonl") + f".agent.{Path(path).name}")
+
+
+def _copy_out(sandbox: Sandbox, path: str, dest: Path) -> str | None:
+    """`path` of the sandbox written to `dest`; None when done, else why not (kept in the log)."""
+    try:
+        archive = sandbox.copy_out(path)
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            member = next((m for m in tar.getmembers() if m.isfile()), None)
+            source = tar.extractfile(member) if member is not None else None
+            if source is None:
+                return f"{path}: not a file"
+            dest.write_bytes(source.read())
+    except (SandboxError, FileNotFoundError, tarfile.TarError) as exc:
+        return f"{path}: not copied ({exc})"
+    return None
 
 
 def agent_command(template: str, env: dict[str, str]) -> str:
@@ -71,11 +98,18 @@ class CommandAgent:
     tools: list[dict] = field(default_factory=list)  # the agent offers its own, recorded per request
     evidence: frozenset[str] = frozenset({DIFF, USAGE})  # no evalkit tool events, no submit summary
     egress: Egress = "proxy"
+    label: str | None = None  # the recorded name (an installed agent's); None: `command:TEMPLATE`
+    env: dict[str, str] = field(default_factory=dict)  # more variables for the command
+    layer: str | None = None  # the installed agent whose files the sandbox's image gets
+    version: str | None = None  # recorded with every attempt
+    keep: tuple[str, ...] = ()  # files the agent writes in its sandbox, kept beside the trajectory
 
     @property
     def name(self) -> str:
-        """`command:TEMPLATE`, its white space folded and cut at NAME_CHARS (the whole command is
-        in the trajectory's `agent_command` event)."""
+        """The installed agent's name, else `command:TEMPLATE`, its white space folded and cut at
+        NAME_CHARS (the whole command is in the trajectory's `agent_command` event)."""
+        if self.label is not None:
+            return self.label
         folded = " ".join(self.template.split())
         return COMMAND_PREFIX + (folded if len(folded) <= NAME_CHARS else folded[: NAME_CHARS - 1] + "…")
 
@@ -87,7 +121,14 @@ class CommandAgent:
         channel = AttemptChannel(self.client, trajectory, limits, deadline)
         token = self.proxy.register(channel)
         try:
-            env = {"EVALKIT_PROMPT": prompt, "OPENAI_BASE_URL": f"{sandbox.proxy_url}/v1", "OPENAI_API_KEY": token}
+            env = {
+                **self.env,
+                "EVALKIT_PROMPT": prompt,
+                "EVALKIT_MODEL": self.client.spec.name,
+                "EVALKIT_COMMAND_TIMEOUT": f"{limits.command_timeout_s:g}",
+                "OPENAI_BASE_URL": f"{sandbox.proxy_url}/v1",
+                "OPENAI_API_KEY": token,
+            }
             trajectory.event("agent_command", command=self.template, log=agent_log_path(trajectory.path).name)
             time_left = deadline - time.monotonic()
             result = (
@@ -97,11 +138,13 @@ class CommandAgent:
             )
         finally:
             self.proxy.unregister(token)
-        agent_log_path(trajectory.path).write_text(_log_text(self.template, result), encoding="utf-8")
-        trajectory.event("agent_exit", exit_code=result.exit_code, timed_out=result.timed_out,
-                         truncated=result.truncated, duration_s=round(result.duration, 3))  # fmt: skip
         if result.timed_out:
             sandbox.kill_all()  # nothing the agent started may outlive its attempt
+        notes = [n for path in self.keep if (n := _copy_out(sandbox, path, kept_file_path(trajectory.path, path)))]
+        log = _log_text(self.template, result) + "".join(f"--- not kept: {note}\n" for note in notes)
+        agent_log_path(trajectory.path).write_text(log, encoding="utf-8")
+        trajectory.event("agent_exit", exit_code=result.exit_code, timed_out=result.timed_out,
+                         truncated=result.truncated, duration_s=round(result.duration, 3))  # fmt: skip
         out = AgentOutcome(
             channel.stop_reason
             or (StopReason.WALL_TIME if result.timed_out else StopReason.SUBMITTED),

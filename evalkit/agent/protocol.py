@@ -31,6 +31,9 @@ class Agent(Protocol):
     # what its sandbox may reach: None, what the task's `network` says; "proxy", only the run's
     # model proxy (an agent evalkit did not write, calling its model through evalkit's proxy)
     egress: Egress | None
+    # an installed agent (sandboxes/agents/<layer>/) whose files its sandbox's image gets, else None
+    layer: str | None
+    version: str | None  # recorded on every attempt (`agent_version`): an installed agent's pin, else None
 
     def run(
         self, prompt: str, sandbox: Sandbox, limits: Limits, trajectory: TrajectoryWriter, deadline: float

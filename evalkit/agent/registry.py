@@ -1,10 +1,11 @@
-"""Agents by name: `--agent NAME` is looked up here. The next agent is one row of AGENTS;
-`command:TEMPLATE` (any other agent, run as a shell command in the sandbox) is not a row but a
-prefix, the rest of the name being the command.
+"""Agents by name: `--agent NAME` is looked up here. The next agent is one row of AGENTS (an
+installed agent: its `InstalledAgent` record in agent/installed.py and its recipe in
+sandboxes/agents/); `command:TEMPLATE` (any other agent, run as a shell command in the sandbox) is
+not a row but a prefix, the rest of the name being the command.
 
-A factory builds the agent of one model for a run from the model's spec, its client and the
-sandbox's output limit; modules are imported when an agent is asked for, so `evalkit --help`
-loads none of them.
+A factory builds the agent of one model for a run from the model's spec, its client, the
+sandbox's output limit and the run's model proxy (None when the run has none); modules are
+imported when an agent is asked for, so `evalkit --help` loads none of them.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ if TYPE_CHECKING:
 DEFAULT_AGENT = "tool-loop"
 COMMAND_PREFIX = "command:"
 
-# name → (module, factory function taking (spec, client, output_limit))
+# name → (module, factory taking (spec, client, output_limit, proxy))
 AGENTS: Table = {
     "tool-loop": ("evalkit.agent.registry", "_tool_loop"),
+    "mini-swe-agent": ("evalkit.agent.installed", "MINI_SWE_AGENT"),
 }
 
 
@@ -58,7 +60,7 @@ def make_agent(
     sandbox, through the run's `proxy`, which a `command:` agent needs)."""
     template = command_template(name)
     if template is None:
-        return load(AGENTS, name, "agent")(spec, client, output_limit)
+        return load(AGENTS, name, "agent")(spec, client, output_limit, proxy)
     if proxy is None:
         raise ValueError(f"agent {name!r} calls its model through the run's proxy: give make_agent one")
     from evalkit.agent.command_agent import CommandAgent
@@ -66,7 +68,7 @@ def make_agent(
     return CommandAgent(template, client, proxy, output_limit)
 
 
-def _tool_loop(spec: ModelSpec, client: ChatClient, output_limit: int) -> Agent:
+def _tool_loop(spec: ModelSpec, client: ChatClient, output_limit: int, proxy: RunProxy | None = None) -> Agent:
     from evalkit.agent.loop import TurnPolicy
     from evalkit.agent.tool_loop import ToolLoopAgent
 

@@ -25,6 +25,8 @@ class ToolLoopAgent:
     tools: list[dict] = field(default_factory=lambda: list(TOOL_SCHEMAS))
     evidence: frozenset[str] = EVIDENCE  # usage, tool-call events and a final message, besides the diff
     egress: Egress | None = None  # the task's own network setting: the loop runs on the host
+    layer: str | None = None  # nothing installed: the loop runs on the host
+    version: str | None = None  # evalkit's own (its version is the package's)
 
     def run(
         self, prompt: str, sandbox: Sandbox, limits: Limits, trajectory: TrajectoryWriter, deadline: float

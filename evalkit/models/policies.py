@@ -1,9 +1,12 @@
 """Reference policies played by the built-in server: they prove a suite end to end.
 
-A policy sees the whole conversation (the server keeps no state) and the names of the tools the
-request offers, and returns the next assistant turn. `oracle` applies the task's reference change
-through the tools offered and submits; `null` submits nothing at once; `replay` plays back the
-assistant turns of recorded trajectories (as recorded, whatever the tools).
+A policy sees the whole conversation (the server keeps no state) and the tool schemas the request
+offers, and returns the next assistant turn. `oracle` applies the task's reference change
+through the tools offered and finishes; `null` finishes at once, changing nothing; `replay` plays
+back the assistant turns of recorded trajectories (as recorded, whatever the tools). The oracle
+and null speak each agent's own dialect (dialect.py): its shell tool whatever its name, or a
+fenced block when it offers no tool, and its way of finishing (`submit`, a finishing command, or
+a plain message).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import json
 import posixpath
 import re
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -22,9 +26,11 @@ from unidiff.errors import UnidiffParseError
 
 from evalkit.diffs import GIT_APPLY, changed_paths
 from evalkit.errors import EvalkitError
+from evalkit.models.dialect import SHELL, SUBMIT_TOOL, Dialect
 from evalkit.tasks.model import Task
 
-ORACLE_PATCH_PATH = "/tmp/evalkit-oracle.patch"
+# not under /tmp/evalkit, which the integrity scan reads as probing the harness
+ORACLE_PATCH_PATH = "/tmp/oracle-change.patch"
 ERROR_PREFIX = "Error:"  # how the agent's tools start a failed call's message
 ORACLE_TOOLS = frozenset({"bash", "edit", "write_file", "submit"})  # what the oracle can use, when offered
 
@@ -45,8 +51,9 @@ class AssistantTurn:
 
 
 class Policy(Protocol):
-    def respond(self, messages: list[dict], tools: frozenset[str]) -> AssistantTurn:
-        """The next assistant turn after `messages`, calling only tools named in `tools`."""
+    def respond(self, messages: list[dict], tools: Sequence[dict]) -> AssistantTurn:
+        """The next assistant turn after `messages`, calling only tools `tools` (the request's
+        tool schemas, as sent) offers."""
         ...
 
 
@@ -70,18 +77,37 @@ def _task_in(messages: list[dict], by_prompt: list[tuple[str, object]]) -> objec
     return next((value for prompt, value in by_prompt if prompt and prompt in text), None)
 
 
-def _finish(summary: str, tools: frozenset[str]) -> AssistantTurn:
-    """The last turn: `submit` when it is offered, else the summary as plain text."""
-    if "submit" in tools:
-        return AssistantTurn(tool_calls=[ToolCall("submit", {"summary": summary})])
+def _speak(turn: AssistantTurn, dialect: Dialect) -> AssistantTurn:
+    """A planned turn as the agent takes it: its `bash` calls through the agent's shell tool, or
+    (text mode) the command as one fenced block."""
+    shell = dialect.shell
+    if dialect.fence is not None and [c.name for c in turn.tool_calls] == [SHELL]:
+        command = turn.tool_calls[0].arguments["command"]  # type: ignore[index]  # planned: always a dict
+        return AssistantTurn(content=f"{turn.content or 'Next step.'}\n\n```{dialect.fence}\n{command}\n```")
+    if shell is None or (shell.name == SHELL and shell.argument == "command"):
+        return turn
+    calls = [
+        ToolCall(shell.name, {shell.argument: c.arguments["command"]}) if c.name == SHELL else c  # type: ignore[index]
+        for c in turn.tool_calls
+    ]
+    return AssistantTurn(turn.content, calls)
+
+
+def _finish(summary: str, dialect: Dialect) -> AssistantTurn:
+    """The last turn: `submit` when it is offered, else the agent's own finishing command (mini-swe-agent's
+    `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`) when it names one, else the summary as plain text."""
+    if SUBMIT_TOOL in dialect.names:
+        return AssistantTurn(tool_calls=[ToolCall(SUBMIT_TOOL, {"summary": summary})])
+    if dialect.finish_command is not None and SHELL in dialect.usable:
+        return _speak(AssistantTurn(summary, [ToolCall(SHELL, {"command": dialect.finish_command})]), dialect)
     return AssistantTurn(content=summary)
 
 
 class NullPolicy:
-    """Gives up at once: submits without touching anything."""
+    """Gives up at once: finishes without touching anything."""
 
-    def respond(self, messages: list[dict], tools: frozenset[str]) -> AssistantTurn:
-        return _finish("No changes made.", tools)
+    def respond(self, messages: list[dict], tools: Sequence[dict]) -> AssistantTurn:
+        return _finish("No changes made.", Dialect.of(messages, tools))
 
 
 def _hunk_sides(hunk) -> tuple[str, str]:
@@ -189,26 +215,28 @@ class OraclePolicy:
         ordered = sorted(tasks, key=lambda t: len(t.prompt), reverse=True)
         self._tasks = [(t.prompt.strip(), t) for t in ordered]
 
-    def respond(self, messages: list[dict], tools: frozenset[str]) -> AssistantTurn:
+    def respond(self, messages: list[dict], tools: Sequence[dict]) -> AssistantTurn:
         task = _task_in(messages, self._tasks)
         if not isinstance(task, Task):
             return AssistantTurn(content="The oracle does not know this task; nothing to do.")
+        dialect = Dialect.of(messages, tools)
+        tools_ = dialect.usable
         step = _assistant_turns(messages)
-        plan = oracle_plan(task.patch, tools)
+        plan = oracle_plan(task.patch, tools_)
         failed_at = _first_error_turn(messages)
         if plan is None or failed_at is not None:
             start = 0 if plan is None else failed_at + 1
-            plan = patch_plan(task.patch, tools, reset=plan is not None)
+            plan = patch_plan(task.patch, tools_, reset=plan is not None)
             if plan is None:
-                offered = ", ".join(sorted(tools)) or "none"
+                offered = ", ".join(sorted(dialect.names)) or "none"
                 return AssistantTurn(
                     content=f"The oracle cannot make this change with the tools offered ({offered}): it needs "
                     "`bash` to apply the patch, or `edit`, `write_file` and `bash` to make it file by file."
                 )
             step -= start
         files = ", ".join(changed_paths(task.patch))
-        turns = [AssistantTurn(tool_calls=calls) for calls in plan]
-        turns.append(_finish(f"Implemented the change in {files}.", tools))
+        turns = [_speak(AssistantTurn(tool_calls=calls), dialect) for calls in plan]
+        turns.append(_finish(f"Implemented the change in {files}.", dialect))
         return turns[min(step, len(turns) - 1)]
 
 
@@ -257,7 +285,7 @@ class ReplayPolicy:
             raise EvalkitError(f"{path}: no assistant turn recorded; nothing to replay")
         return prompt, turns
 
-    def respond(self, messages: list[dict], tools: frozenset[str]) -> AssistantTurn:
+    def respond(self, messages: list[dict], tools: Sequence[dict]) -> AssistantTurn:
         if len(self._recorded) == 1:
             turns = self._recorded[0][1]
         else:

@@ -17,20 +17,18 @@ def _approx_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-def offered_tools(tools: object) -> frozenset[str]:
-    """The function names a request's `tools` offers (none when absent); TypeError when `tools` is
+def offered_tools(tools: object) -> list[dict]:
+    """The tool schemas a request's `tools` offers (none when absent); TypeError when `tools` is
     not a list of {"type": "function", "function": {"name": ...}}."""
     if tools is None:
-        return frozenset()
+        return []
     if not isinstance(tools, list):
         raise TypeError("tools must be a list")
-    names = set()
     for tool in tools:
         function = tool.get("function") if isinstance(tool, dict) else None
         if not isinstance(function, dict) or not isinstance(function.get("name"), str):
             raise TypeError("each tool needs function.name")
-        names.add(function["name"])
-    return frozenset(names)
+    return tools
 
 
 def completion_body(model: str, turn: AssistantTurn, prompt_text: str) -> dict:

@@ -38,14 +38,17 @@ class AttemptKey:
 AGENT_ROLE = "agent"
 
 
-def attempt_sandboxes(key: AttemptKey, limits: Limits, egress: Egress | None = None) -> SandboxRequest:
+def attempt_sandboxes(
+    key: AttemptKey, limits: Limits, egress: Egress | None = None, layer: str | None = None
+) -> SandboxRequest:
     """The sandboxes `run_attempt` opens, for `SandboxBackend.prepare`: the agent's (reaching what
-    the agent's `egress` says, or what the task's `network` says when None), then, in the same
-    thread, the scoring one."""
+    the agent's `egress` says, or what the task's `network` says when None; its image with the
+    installed agent `layer` when one), then, in the same thread, the scoring one (the plain task
+    image, always)."""
     then = SandboxRequest(key.task, SCORE_ROLE)
     if egress is None:
-        return SandboxRequest(key.task, AGENT_ROLE, limits.network, then=then)
-    return SandboxRequest(key.task, AGENT_ROLE, egress=egress, then=then)
+        return SandboxRequest(key.task, AGENT_ROLE, limits.network, then=then, layer=layer)
+    return SandboxRequest(key.task, AGENT_ROLE, egress=egress, then=then, layer=layer)
 
 
 def run_attempt(
@@ -71,6 +74,7 @@ def run_attempt(
             model=key.model,
             sample=key.sample,
             agent=agent.name,
+            agent_version=agent.version,
             evidence=sorted(agent.evidence),
             endpoint=spec.public(),
             limits=limits.model_dump(),
@@ -79,8 +83,10 @@ def run_attempt(
         )
         agent_started = time.monotonic()
         try:
-            wanted = attempt_sandboxes(key, limits, agent.egress)
-            sandbox = backend.open(task, role=AGENT_ROLE, network=wanted.network, egress=wanted.egress)
+            wanted = attempt_sandboxes(key, limits, agent.egress, agent.layer)
+            sandbox = backend.open(
+                task, role=AGENT_ROLE, network=wanted.network, egress=wanted.egress, layer=wanted.layer
+            )
         except EvalkitError as exc:
             outcome.error = f"could not open a sandbox: {exc}"
             trajectory.event("stop", stop_reason=outcome.stop_reason.value, error=outcome.error)
@@ -114,6 +120,7 @@ def run_attempt(
         model=key.model,
         sample=key.sample,
         agent=agent.name,
+        agent_version=agent.version,
         limits=limits,
         evidence=sorted(agent.evidence),
         resolved=counts_as_resolved(tests_resolved, integrity, integrity_policy),

@@ -192,6 +192,8 @@ def execute(
 
     with model_clients(specs, tasks, endpoints) as clients, engine.watching(engine_wait_s), RunProxy(backend) as proxy:
         agents = {spec.name: make_agent(agent, spec, clients[spec.name], output_limit, proxy) for spec in specs}
+        for layer in sorted({a.layer for a in agents.values() if a.layer is not None}):
+            backend.prepare_layer(layer)  # an installed agent's slow build, once; a failure stops here
         if any(a.egress == "proxy" for a in agents.values()):
             proxy.start()  # before any sandbox is made: a proxied one is relayed to it
 
@@ -228,7 +230,10 @@ def execute(
 
         if pool:
             limits_of = overrides.apply
-            needed = [attempt_sandboxes(key, limits_of(key.task.limits), agents[key.model].egress) for key in plan]
+            needed = [
+                attempt_sandboxes(key, limits_of(key.task.limits), agents[key.model].egress, agents[key.model].layer)
+                for key in plan
+            ]
             backend.prepare(needed, capacity=concurrency + POOL_SLACK)
         try:
             fan_out(plan, job, backend=backend, concurrency=concurrency, on_result=finished, on_error=failed)

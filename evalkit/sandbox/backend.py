@@ -13,6 +13,7 @@ import docker.errors
 import docker.utils
 
 from evalkit.errors import SandboxError
+from evalkit.sandbox.agent_images import agent_image, layered_image
 from evalkit.sandbox.containers import LABEL_RUN, LiveContainers, remove_run_containers, sweep_orphans
 from evalkit.sandbox.docker_sandbox import DockerSandbox, SandboxSpec
 from evalkit.sandbox.egress import Egress, ProxyRoute
@@ -138,6 +139,44 @@ class DockerBackend:
             with self._lock:
                 return self._images[key]
 
+    def prepare_layer(self, layer: str) -> None:
+        self._agent_image(layer)
+
+    def _agent_image(self, layer: str) -> str:
+        """The installed agent's own image, built once per run (a failure stands for the run)."""
+        key = f"agent {layer}"
+        with self._build_lock:
+            if key not in self._images:
+                started = time.monotonic()
+                try:
+                    self._images[key] = agent_image(self.client, layer, self._cache / "wheels")
+                except SandboxError as exc:
+                    self._images[key] = exc
+                if time.monotonic() - started > BUILD_NOTE_S:
+                    outcome = "failed" if isinstance(self._images[key], SandboxError) else "built"
+                    self._log(f"installed agent {layer}: {outcome} in {time.monotonic() - started:.0f} s")
+            found = self._images[key]
+        if isinstance(found, SandboxError):
+            raise found
+        return found
+
+    def layered(self, task: Task, layer: str) -> str:
+        """The task's image with installed agent `layer` copied in (made once per task image)."""
+        task_image, built = self.image(task), self._agent_image(layer)
+        key = f"{task_image} with {layer}"
+        with self._lock:
+            found = self._images.get(key)
+        if found is None:
+            try:
+                found = layered_image(self.client, task_image, layer, built)
+            except SandboxError as exc:
+                found = exc
+            with self._lock:
+                self._images[key] = found
+        if isinstance(found, SandboxError):
+            raise found
+        return found
+
     def proxy_host(self) -> str:
         return host_gateway(self.client)
 
@@ -150,8 +189,10 @@ class DockerBackend:
                 self._workspaces[task.id] = cached
         return cached
 
-    def open(self, task: Task, role: str, network: bool = False, egress: Egress | None = None) -> DockerSandbox:
-        request = SandboxRequest(task, role, network, egress=egress)
+    def open(
+        self, task: Task, role: str, network: bool = False, egress: Egress | None = None, layer: str | None = None
+    ) -> DockerSandbox:
+        request = SandboxRequest(task, role, network, egress=egress, layer=layer)
         pooled = self.pool.take(request) if self.pool is not None else None
         return pooled if pooled is not None else self._make(request)
 
@@ -173,7 +214,7 @@ class DockerBackend:
             raise SandboxError("backend is closed")
         task = request.task
         spec = SandboxSpec(
-            image=self.image(task),
+            image=self.image(task) if request.layer is None else self.layered(task, request.layer),
             workdir=self._template.workdir,
             network=request.network,
             egress=request.egress,

@@ -26,7 +26,7 @@ from evalkit.wording import without_colour
 
 BASE_IMAGE = DEFAULT_BASE_IMAGE
 REGISTRY_BASE = "python:3.12-slim"
-_build_lock = threading.Lock()
+BUILD_LOCK = threading.Lock()  # one image build at a time, whatever builds it (recipes, agents)
 
 
 def recipes_dir() -> Path:
@@ -119,7 +119,8 @@ def build_base_image(
     return tag
 
 
-def _recipe_hash(recipe: Path, base_id: str) -> str:
+def recipe_hash(recipe: Path, base_id: str) -> str:
+    """12 hex digits of sha256 over the recipe's files (names and bytes) and the base image id."""
     digest = hashlib.sha256(base_id.encode())
     for path in sorted(p for p in recipe.rglob("*") if p.is_file()):
         digest.update(str(path.relative_to(recipe)).encode())
@@ -149,22 +150,33 @@ def resolve_image(client: docker.DockerClient, image: str, base: str = BASE_IMAG
     python_base = recipe_python_base(recipe) if base == BASE_IMAGE else None
     if python_base is not None:
         base = build_base_image(client, python_base.image, python_base=python_base, log=lambda _: None)
+    tag = recipe_tag(client, recipe, base, recipe.name)
+    with BUILD_LOCK:
+        if not image_exists(client, tag):
+            build_image(client, recipe, tag, {"BASE_IMAGE": base}, f"recipe {recipe}")
+    return tag
+
+
+def recipe_tag(client: docker.DockerClient, recipe: Path, base: str, name: str) -> str:
+    """`evalkit/<name>:<hash of the recipe's files and the base image id>`; one line when the base is missing."""
     try:
         base_id = client.images.get(base).id
     except docker.errors.ImageNotFound:
         raise SandboxError(f"base image {base} is missing: run `evalkit sandbox build-base`") from None
-    tag = f"evalkit/{recipe.name}:{_recipe_hash(recipe, base_id)}"
-    with _build_lock:
-        if not image_exists(client, tag):
-            try:
-                # forcerm: a failing step's container goes too (rm alone keeps it, unlabelled, unfindable)
-                client.images.build(path=str(recipe), tag=tag, buildargs={"BASE_IMAGE": base}, rm=True, forcerm=True)
-            except docker.errors.BuildError as exc:
-                said = _last_output(exc.build_log)
-                raise SandboxError(
-                    f"building recipe {recipe}: {exc.msg}" + (f" (last output: {said})" if said else "")
-                ) from None
-    return tag
+    return f"evalkit/{name}:{recipe_hash(recipe, base_id)}"
+
+
+def build_image(client: docker.DockerClient, context: Path, tag: str, buildargs: dict[str, str], what: str) -> None:
+    """Build the Dockerfile of `context` as `tag` (the caller holds BUILD_LOCK); a failure is one
+    SandboxError naming `what` and the last line the failing step printed."""
+    try:
+        # forcerm: a failing step's container goes too (rm alone keeps it, unlabelled, unfindable)
+        client.images.build(path=str(context), tag=tag, buildargs=buildargs, rm=True, forcerm=True)
+    except docker.errors.BuildError as exc:
+        said = _last_output(exc.build_log)
+        raise SandboxError(f"building {what}: {exc.msg}" + (f" (last output: {said})" if said else "")) from None
+    except docker.errors.APIError as exc:
+        raise SandboxError(f"building {what}: {exc.explanation or exc}") from None
 
 
 def _last_output(build_log) -> str:

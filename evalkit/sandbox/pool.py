@@ -159,7 +159,7 @@ class SandboxPool(Generic[S]):
         return self.counts.unused - unused_before  # warm-ups that ended since closed theirs
 
     # -- inside the lock ----------------------------------------------------------------------
-    def _match(self, key: tuple[str, str, bool], thread: int) -> _Ahead[S] | None:
+    def _match(self, key: tuple, thread: int) -> _Ahead[S] | None:
         """The expected open `key` uses up: this thread's follow-up first, then the readiest."""
         mine = [a for a in self._ahead if a.request.key == key and a.owner in (thread, None)]
         if not mine:

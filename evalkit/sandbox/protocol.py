@@ -45,14 +45,15 @@ class SandboxRequest:
     network: bool = False  # older callers' flag: True is egress "full"
     then: SandboxRequest | None = None
     egress: Egress | None = None  # what the sandbox may reach (egress.py); None: what `network` says
+    layer: str | None = None  # an installed agent whose files the sandbox's image gets (sandboxes/agents/)
 
     def __post_init__(self) -> None:
         resolve_egress(self.network, self.egress)  # a contradiction fails where it is asked for
 
     @property
-    def key(self) -> tuple[str, str, Egress]:
-        """What makes two sandboxes interchangeable: the same task, role and egress."""
-        return (self.task.id, self.role, resolve_egress(self.network, self.egress))
+    def key(self) -> tuple[str, str, Egress, str | None]:
+        """What makes two sandboxes interchangeable: the same task, role, egress and agent layer."""
+        return (self.task.id, self.role, resolve_egress(self.network, self.egress), self.layer)
 
 
 @runtime_checkable
@@ -119,9 +120,18 @@ class SandboxBackend(Protocol):
     live: Sized  # the sandboxes opened and not yet removed (what `close()` could not remove stays)
     proxy: ProxyRoute | None  # where `egress="proxy"` sandboxes are relayed (the run's model proxy), once known
 
-    def open(self, task: Task, role: str, network: bool = False, egress: Egress | None = None) -> Sandbox:
+    def open(
+        self, task: Task, role: str, network: bool = False, egress: Egress | None = None, layer: str | None = None
+    ) -> Sandbox:
         """A sandbox holding `task`'s base workspace; `role` says what it is for (agent, score);
-        `egress` what it may reach (default: `network` False is "none", True is "full")."""
+        `egress` what it may reach (default: `network` False is "none", True is "full"); `layer`,
+        an installed agent (`sandboxes/agents/<layer>/`) whose files its image gets on top of the
+        task's (never a scoring sandbox's)."""
+        ...
+
+    def prepare_layer(self, layer: str) -> None:
+        """Make the installed agent `layer` ready to open sandboxes with (its image built once,
+        slow): a build that fails is one SandboxError saying why, raised before any attempt."""
         ...
 
     def proxy_host(self) -> str:

@@ -32,6 +32,8 @@ class PatchingAgent:
     tools: list[dict] = field(default_factory=list)
     evidence: frozenset[str] = frozenset({DIFF, FINAL_MESSAGE})  # no token usage, no evalkit tool calls
     egress: None = None  # the task's own network setting
+    layer: None = None  # nothing installed in the sandbox
+    version: None = None
 
     def run(
         self, prompt: str, sandbox: Sandbox, limits: Limits, trajectory: TrajectoryWriter, deadline: float

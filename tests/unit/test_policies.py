@@ -4,18 +4,22 @@ plays recorded turns back byte for byte."""
 
 import itertools
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from toy import BASE_FILES, POWER, diff_of
+from toy import BASE_FILES, POWER, diff_of, git_tree, tree_files
 
-from evalkit.agent.tools import TOOL_NAMES
+from evalkit.agent.tools import TOOL_SCHEMAS
 from evalkit.errors import EvalkitError
 from evalkit.models.policies import ORACLE_PATCH_PATH, AssistantTurn, OraclePolicy, ReplayPolicy, oracle_plan
 
-ALL_TOOLS = frozenset(TOOL_NAMES)
+ALL_TOOLS = list(TOOL_SCHEMAS)
+
+
+def _schemas(names) -> list[dict]:
+    """evalkit's own tool schemas of these names: what a request offering only them sends."""
+    return [s for s in TOOL_SCHEMAS if s["function"]["name"] in names]
 
 
 def _apply_calls(tree: dict[str, str], turns) -> dict[str, str]:
@@ -114,7 +118,7 @@ def _play(task, tools: frozenset[str], work: Path) -> tuple[list[str], Assistant
     scratch = work.parent / "scratch"
     scratch.mkdir(exist_ok=True)
     for _ in range(30):
-        turn = oracle.respond(messages, tools)
+        turn = oracle.respond(messages, _schemas(tools))
         if not turn.tool_calls:
             return called, turn
         messages.append({"role": "assistant", "content": turn.content})
@@ -124,21 +128,6 @@ def _play(task, tools: frozenset[str], work: Path) -> tuple[list[str], Assistant
                 return called, turn
             messages.append({"role": "tool", "content": _carry_out(call, work, scratch)})
     raise AssertionError("the oracle never finished")
-
-
-def _git_tree(folder: Path, tmp_path: Path, name: str, patch: str | None = None) -> Path:
-    work = tmp_path / name
-    shutil.copytree(folder, work)
-    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "b"]):
-        subprocess.run(["git", *args], cwd=work, check=True, capture_output=True)
-    if patch is not None:
-        subprocess.run(["git", "apply", "-"], input=patch, text=True, cwd=work, check=True)
-    return work
-
-
-def _files(folder: Path) -> dict[str, str]:
-    files = [p for p in folder.rglob("*") if p.is_file() and ".git" not in p.parts]
-    return {str(p.relative_to(folder)): p.read_text() for p in files}
 
 
 @pytest.fixture(scope="module")
@@ -158,21 +147,21 @@ def _tools_id(tools: frozenset[str]) -> str:
 @pytest.mark.parametrize("tools", TOOL_SETS, ids=_tools_id)
 def test_oracle_calls_only_the_tools_offered_and_still_makes_the_change(oracle_cases, tools, tmp_path):
     for task in oracle_cases:
-        base = _git_tree(task.source.snapshot, tmp_path, f"{task.id}-work")
-        expected = _files(_git_tree(task.source.snapshot, tmp_path, f"{task.id}-expected", task.patch))
+        base = git_tree(task.source.snapshot, tmp_path / f"{task.id}-work")
+        expected = tree_files(git_tree(task.source.snapshot, tmp_path / f"{task.id}-expected", task.patch))
         adds, deletes = "\nnew file mode" in task.patch, "\ndeleted file mode" in task.patch
         can = "bash" in tools or ("edit" in tools and ("write_file" in tools or not adds) and not deletes)
         called, last = _play(task, tools, base)
         assert set(called) <= tools, (task.id, called)
         if can:
-            assert _files(base) == expected, task.id
+            assert tree_files(base) == expected, task.id
             assert called[-1] == "submit" if "submit" in tools else "Implemented the change" in last.content
         else:
             assert called == [] and "cannot make this change with the tools offered" in last.content, task.id
 
 
 def test_oracle_asked_without_tools_says_what_it_needs(toy_task):
-    turn = OraclePolicy([toy_task]).respond([{"role": "user", "content": toy_task.prompt}], frozenset())
+    turn = OraclePolicy([toy_task]).respond([{"role": "user", "content": toy_task.prompt}], [])
     assert not turn.tool_calls and "(none)" in turn.content and "`bash`" in turn.content
 
 

@@ -65,7 +65,7 @@ def test_a_planned_sandbox_is_handed_over_with_its_shell_started_and_only_once(t
     pool = SandboxPool(make, capacity=2, generation=lambda: 0)
     pool.plan([SandboxRequest(tasks[0], "agent"), SandboxRequest(tasks[1], "agent")])
     first = take(pool, tasks[0])
-    assert first is not None and first.request.key == (tasks[0].id, "agent", "none")
+    assert first is not None and first.request.key == (tasks[0].id, "agent", "none", None)
     assert first.commands == [":"] and not first.closed
     assert take(pool, tasks[0]) is None  # planned once, handed over once: the caller opens the next
     closed = pool.close()
@@ -97,7 +97,7 @@ def test_an_attempts_scoring_sandbox_warms_once_its_agent_sandbox_is_taken(tasks
     agent = take(pool, tasks[0])
     agent.close()
     score = take(pool, tasks[0], "score")
-    assert score is not None and score.request.key == (tasks[0].id, "score", "none") and score.commands == [":"]
+    assert score is not None and score.request.key == (tasks[0].id, "score", "none", None) and score.commands == [":"]
     assert take(pool, tasks[1]) is not None
     pool.close()
     assert pool.counts.missed == 0 and pool.counts.handed == 3
@@ -120,7 +120,7 @@ def test_a_scoring_sandbox_never_asked_for_is_removed_when_its_thread_moves_on(t
     assert second is not None and second.request.task is tasks[1]
     assert take(pool, tasks[0], "score") is None  # no longer expected from this thread
     pool.close()
-    (unused,) = [s for s in make.made if s.request.key == (tasks[0].id, "score", "none")]
+    (unused,) = [s for s in make.made if s.request.key == (tasks[0].id, "score", "none", None)]
     assert unused.closed
 
 
@@ -140,7 +140,7 @@ def test_a_follow_up_belongs_to_the_thread_that_took_its_predecessor(tasks):
 
 @pytest.mark.parametrize("broken", ["raising", "silent"])
 def test_a_failed_warm_up_leaves_the_caller_to_open_its_own(tasks, broken):
-    key = (tasks[0].id, "agent", "none")
+    key = (tasks[0].id, "agent", "none", None)
     make = Maker(**{broken: {key}})
     pool = SandboxPool(make, capacity=2, generation=lambda: 0)
     pool.plan([SandboxRequest(tasks[0], "agent"), SandboxRequest(tasks[1], "agent")])
@@ -175,3 +175,14 @@ def test_after_close_nothing_is_made_and_removals_run_at_once(tasks):
     ran: list[str] = []
     pool.later(lambda: ran.append("removed"))
     assert ran == ["removed"]
+
+
+def test_a_sandbox_made_with_an_agent_layer_is_never_handed_to_a_plain_open(tasks):
+    """The agent's sandbox of an installed agent has the agent's files in its image; the scoring
+    sandbox of the same task must get the plain task image."""
+    make = Maker()
+    pool = SandboxPool(make, capacity=2, generation=lambda: 0)
+    pool.plan([SandboxRequest(tasks[0], "agent", layer="mini-swe-agent")])
+    assert pool.take(SandboxRequest(tasks[0], "agent")) is None
+    layered = pool.take(SandboxRequest(tasks[0], "agent", layer="mini-swe-agent"))
+    assert layered is not None and layered.request.layer == "mini-swe-agent"

@@ -1,0 +1,114 @@
+"""Images for installed agents: an agent built once into its own image, then copied onto each
+task image as a thin layer.
+
+Why two steps: installing an agent (pip or npm, network, a minute or more) must not happen once
+per task image, and it must not be baked into the task images either (scoring runs the plain task
+image). So `sandboxes/agents/<name>/Dockerfile` is built once `FROM` the base into
+`evalkit/agent-<name>:<hash>` (recipe files + base image id), installing everything under
+`/opt/evalkit-agents/<name>`; each task image then gets `FROM <task image>` + `COPY --from=<agent
+image> /opt/evalkit-agents/<name>`, tagged `evalkit/with-<name>:<hash of both image ids>`: a copy
+of seconds, no network. Eight demo tasks on five task images cost one slow build and five copies.
+
+The agent runs on the task image's system (its Python 3.11 for mini-swe-agent, from the base):
+a task image on another base must carry what the agent's runtime needs.
+
+A recipe's build context gets two files evalkit adds: `ca-bundle.crt` (the host's CA bundle, for
+pip and npm behind a TLS-inspecting proxy) and `pip.whl` (a pip wheel: Debian's python has no
+pip; run as `python3 pip.whl/pip install ...`). The pinned version is the recipe's own
+`ARG AGENT_VERSION=...` line, read back by `recipe_version` so that every attempt records it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from evalkit.errors import SandboxError
+from evalkit.sandbox.env_recipe import PIP_VERSION
+from evalkit.sandbox.images import BASE_IMAGE, BUILD_LOCK, build_image, image_exists, recipe_tag, recipes_dir
+from evalkit.sandbox.task_env import HOST_CA_BUNDLE
+
+AGENTS_DIR = "agents"  # under sandboxes/
+AGENT_ROOT = "/opt/evalkit-agents"  # everything an installed agent is, in its image and the layered one
+CA_FILE, PIP_FILE = "ca-bundle.crt", "pip.whl"
+_VERSION_ARG = re.compile(r"^ARG AGENT_VERSION=(\S+)\s*$", re.MULTILINE)
+
+
+def agent_recipe(name: str) -> Path:
+    """The recipe folder of installed agent `name`; one line when it has no Dockerfile."""
+    recipe = recipes_dir() / AGENTS_DIR / name
+    if not (recipe / "Dockerfile").is_file():
+        raise SandboxError(f"installed agent {name}: no recipe at {recipe}/Dockerfile")
+    return recipe
+
+
+def recipe_version(recipe: Path) -> str:
+    """The version the recipe pins (`ARG AGENT_VERSION=...` in its Dockerfile)."""
+    found = _VERSION_ARG.search((recipe / "Dockerfile").read_text())
+    if found is None:
+        raise SandboxError(f"{recipe}/Dockerfile: pin the agent's version with a line `ARG AGENT_VERSION=X.Y.Z`")
+    return found[1]
+
+
+def _pip_wheel(cache: Path) -> Path:
+    """A pip wheel for the build context, downloaded once by the host's pip into `cache`."""
+    cache.mkdir(parents=True, exist_ok=True)
+    found = sorted(cache.glob(f"pip-{PIP_VERSION}-*.whl"))
+    if not found:
+        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+                   "-d", str(cache), f"pip=={PIP_VERSION}"]  # fmt: skip
+        result = subprocess.run(command, capture_output=True, text=True)
+        found = sorted(cache.glob(f"pip-{PIP_VERSION}-*.whl"))
+        if result.returncode != 0 or not found:
+            raise SandboxError(f"cannot download a pip wheel for the agent images ({result.stderr.strip()[-160:]})")
+    return found[-1]
+
+
+def agent_image(client: docker.DockerClient, name: str, cache: Path, base: str = BASE_IMAGE) -> str:
+    """`evalkit/agent-<name>:<hash>`, built from the agent's recipe when missing (once: builds hold
+    the lock every recipe build holds). `cache` keeps the pip wheel between runs."""
+    recipe = agent_recipe(name)
+    recipe_version(recipe)  # a recipe without its pin fails before a build
+    tag = recipe_tag(client, recipe, base, f"agent-{name}")
+    with BUILD_LOCK:
+        if image_exists(client, tag):
+            return tag
+        with tempfile.TemporaryDirectory(prefix="evalkit-agent-") as tmp:
+            context = Path(tmp) / name
+            shutil.copytree(recipe, context)
+            if HOST_CA_BUNDLE.is_file():
+                shutil.copyfile(HOST_CA_BUNDLE, context / CA_FILE)
+            else:
+                (context / CA_FILE).write_text("")
+            shutil.copyfile(_pip_wheel(cache), context / PIP_FILE)
+            build_image(client, context, tag, {"BASE_IMAGE": base}, f"installed agent {name} from {recipe}")
+    return tag
+
+
+def layered_image(client: docker.DockerClient, task_image: str, name: str, built: str) -> str:
+    """`task_image` with the agent image `built`'s `/opt/evalkit-agents/<name>` copied in, tagged
+    `evalkit/with-<name>:<hash of both image ids>` (made once)."""
+    try:
+        ids = [client.images.get(image).id for image in (task_image, built)]
+    except docker.errors.ImageNotFound as exc:
+        raise SandboxError(f"layering agent {name}: image missing ({exc.explanation})") from None
+    tag = f"evalkit/with-{name}:{hashlib.sha256(' '.join(ids).encode()).hexdigest()[:12]}"
+    folder = f"{AGENT_ROOT}/{name}"
+    dockerfile = f"FROM {task_image}\nCOPY --from={built} {folder} {folder}\n"
+    with BUILD_LOCK:
+        if image_exists(client, tag):
+            return tag
+        try:
+            client.images.build(fileobj=io.BytesIO(dockerfile.encode()), tag=tag, rm=True, forcerm=True)
+        except (docker.errors.BuildError, docker.errors.APIError) as exc:
+            raise SandboxError(f"layering agent {name} onto {task_image}: {getattr(exc, 'msg', exc)}") from None
+    return tag
