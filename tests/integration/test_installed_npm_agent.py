@@ -67,6 +67,7 @@ def test_it_streams_through_its_shell_tool_and_its_event_log_is_kept(qwen_run):
     events = [json.loads(line) for line in (run_dir / row["trajectory"]).read_text().splitlines()]
     requests = [e for e in events if e["type"] == "proxy_request"]
     assert all(r["stream"] for r in requests) and "rewritten" not in requests[-1]
+    assert requests[0]["params"]["model"] == "oracle"  # evalkit's name for the model, as the wrapper gives it
     assert {"run_shell_command", "edit", "write_file"} <= {t["function"]["name"] for t in requests[0]["tools"]}
     said = [e["message"] for e in events if e["type"] == "message" and e["message"]["role"] == "assistant"]
     assert [c["function"]["name"] for c in said[0]["tool_calls"]] == ["run_shell_command"]
