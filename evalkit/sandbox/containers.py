@@ -114,15 +114,30 @@ class LiveContainers:
         return len(ids)
 
 
+REMOVAL_WAIT_S = 30.0  # for a removal of the same container already under way elsewhere
+
+
 def remove_container(client: docker.DockerClient, container_id: str) -> None:
-    """Force-remove a container; a container already gone is fine."""
+    """Force-remove a container; a container already gone is fine. One whose removal is already
+    under way (a closing sandbox's background removal, met by the run's final sweep) is waited for
+    until it is gone, so that a run that returns has left no container behind."""
     try:
         client.api.remove_container(container_id, force=True, v=True)
     except docker.errors.NotFound:
-        pass
+        return
     except docker.errors.APIError as exc:
         if "already in progress" not in str(exc):
             raise
+        _wait_until_gone(client, container_id, time.monotonic() + REMOVAL_WAIT_S)
+
+
+def _wait_until_gone(client: docker.DockerClient, container_id: str, deadline: float) -> None:
+    while time.monotonic() < deadline:
+        try:
+            client.api.inspect_container(container_id)
+        except docker.errors.NotFound:
+            return
+        time.sleep(0.1)
 
 
 NETWORK_WAIT_S = 15.0  # for the removal of a network's last containers, already under way elsewhere
