@@ -79,6 +79,7 @@ bench: setup
 	$(VENV)/bin/python benchmarks/score_run.py
 	$(VENV)/bin/python benchmarks/cli_startup.py
 	$(VENV)/bin/python benchmarks/proxy_overhead.py
+	$(VENV)/bin/python benchmarks/agent_startup.py
 
 clean:  # containers of dead evalkit processes only: runs in progress keep theirs
 	-$(EVALKIT) sandbox prune
