@@ -254,6 +254,20 @@ def test_the_proxys_refusal_is_final_an_agents_sdk_does_not_retry_it(proxy, host
     assert channel.requests == channel.refused == 1
 
 
+def test_after_an_endpoint_failure_an_agent_retrying_by_itself_gets_a_400(proxy, hostile, tmp_path):
+    """The request that met the failure gets the 502; an agent whose own loop retries 5xx whatever
+    the SDK says (Qwen Code: until the wall time) gets a 400 next, which agents take as final."""
+    spec = ModelSpec(name="down", model="down", max_retries=0)
+    with attempt(proxy, spec, hostile.url("down"), tmp_path / "t.jsonl") as (channel, agent):
+        with pytest.raises(openai.InternalServerError) as first:
+            agent.chat.completions.create(model="down", messages=[{"role": "user", "content": "hi"}])
+        with pytest.raises(openai.BadRequestError) as again:
+            agent.chat.completions.create(model="down", messages=[{"role": "user", "content": "hi"}])
+    assert first.value.status_code == 502 and again.value.code == "endpoint_error"
+    assert "this attempt has ended, the model endpoint failed: gave up after 1 failed request" in again.value.message
+    assert channel.stop_reason is StopReason.ENDPOINT_ERROR and channel.refused == 2
+
+
 def fetch(url, token, body=None):
     """Everything the agent receives for one request: status line, headers and body."""
     data = None if body is None else json.dumps(body).encode()
