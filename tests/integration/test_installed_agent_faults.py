@@ -82,8 +82,8 @@ def test_every_hostile_endpoint_ends_the_attempt_with_what_happened(hostile_run,
 
 def test_the_trajectory_records_the_proxys_failure_and_the_agent_stopped_when_told(hostile_run):
     """The agent got the proxy's error and ended on it: the 502, or the 400 that answers a retry of
-    it (no retry loop against a finished attempt), well before the wall time unless the wall time
-    is what ended it."""
+    it (no retry loop against a finished attempt), seconds after it was told (its start-up under
+    load is what takes long), unless the wall time is what ended it."""
     _, _, rows, run_dir = hostile_run
     for name, (_, stop, says, _) in HOSTILE.items():
         row = rows[name]
@@ -96,7 +96,9 @@ def test_the_trajectory_records_the_proxys_failure_and_the_agent_stopped_when_to
         if stop == "endpoint_error":
             assert refused in ([1], [1, 2]), (name, refused, log[-2000:])
             assert "the model endpoint failed" in log, (name, log[-2000:])
-            assert row["agent_s"] < WALL_TIME_S - 20, (name, row["agent_s"])
+            told = next(e["t"] for e in events if e["type"] == "proxy_refused")
+            ended = next(e["t"] for e in events if e["type"] == "agent_exit")
+            assert ended - told < 30, (name, told, ended)  # not on until the wall time
         else:  # told its time was up, or killed at the deadline while it waited
             assert "wall_time budget is spent" in log or "killed at the attempt's wall time" in log, log[-2000:]
         assert [e for e in events if e["type"] == "stop"][-1]["stop_reason"] == stop
