@@ -28,6 +28,7 @@ COMMAND_PREFIX = "command:"
 AGENTS: Table = {
     "tool-loop": ("evalkit.agent.registry", "_tool_loop"),
     "mini-swe-agent": ("evalkit.agent.installed", "MINI_SWE_AGENT"),
+    "qwen-code": ("evalkit.agent.qwen_code", "QWEN_CODE"),
 }
 
 

@@ -18,6 +18,7 @@ is spent must not fill the disk.
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
 import time
@@ -48,15 +49,28 @@ def error_answer(status: int, message: str, kind: str, code: str | None = None) 
     return Answer(status, {"error": {"message": message, "type": kind, "param": None, "code": code}})
 
 
+def _arguments_key(arguments: object) -> object:
+    """A call's arguments as their JSON value when they parse (agents that keep calls parsed send
+    them back re-serialized: Qwen Code's `{"command":"ls"}` for the `{"command": "ls"}` it got)."""
+    if isinstance(arguments, str):
+        try:
+            return json.dumps(json.loads(arguments), sort_keys=True)
+        except ValueError:
+            return arguments
+    return arguments
+
+
 def _call_key(call: object) -> tuple:
     function = call.get("function") if isinstance(call, dict) else None
     function = function if isinstance(function, dict) else {}
-    return (call.get("id") if isinstance(call, dict) else None, function.get("name"), function.get("arguments"))
+    arguments = _arguments_key(function.get("arguments"))
+    return (call.get("id") if isinstance(call, dict) else None, function.get("name"), arguments)
 
 
 def same_message(a: object, b: object) -> bool:
     """Whether two messages are one, whatever form the agent's SDK sends it back in (content None
-    or "", extra null keys): role, text, tool calls and the tool result's call id."""
+    or "", extra null keys, the call's arguments re-serialized): role, text, tool calls and the
+    tool result's call id."""
     if a == b or not isinstance(a, dict) or not isinstance(b, dict):
         return a == b
     return (

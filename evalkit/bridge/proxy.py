@@ -19,7 +19,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from evalkit.bridge.channel import Answer, AttemptChannel, error_answer
-from evalkit.bridge.sse import stream_events
+from evalkit.models.sse import send_stream, wants_usage
 
 MAX_REQUEST_BYTES = 64 * 1024 * 1024
 
@@ -41,15 +41,6 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("x-should-retry", "false")
         self.end_headers()
         self.wfile.write(data)
-
-    def _stream(self, body: dict, include_usage: bool) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")  # the end of the body is the end of the connection
-        self.end_headers()
-        self.close_connection = True
-        self.wfile.write(b"".join(stream_events(body, include_usage)))
 
     def _route(self) -> str:
         path = self.path.split("?")[0].rstrip("/")
@@ -89,9 +80,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(error_answer(400, "the body is not a JSON object", "invalid_request_error"))
         answer = channel.exchange(request)
         if answer.status == 200 and request.get("stream"):
-            options = request.get("stream_options")
-            include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
-            return self._stream(answer.body, include_usage)
+            return send_stream(self, answer.body, wants_usage(request))
         self._send(answer)
 
 

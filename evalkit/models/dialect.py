@@ -26,6 +26,7 @@ SHELL_NAMES = frozenset(
     {"bash", "sh", "shell", "run_shell_command", "execute_command", "run_command", "execute_bash",
      "exec_command", "terminal", "run_terminal_cmd", "shell_exec", "command"}
 )  # fmt: skip
+PLANNED_ARGUMENTS = {"edit": {"path", "old_string", "new_string"}, "write_file": {"path", "content"}}
 COMMAND_ARGS = ("command", "cmd")  # what a shell tool's one required string is called, by preference
 _FENCE = re.compile(r"```([A-Za-z0-9_+-]*(?:bash|shell|sh|zsh)[A-Za-z0-9_+-]*)[ \t]*\n", re.IGNORECASE)
 _FINISH = re.compile(r"`(echo [A-Z][A-Z0-9_]{7,})`")
@@ -72,6 +73,23 @@ def tool_names(tools: Sequence[object]) -> frozenset[str]:
     return frozenset(found[0] for schema in tools if (found := _function(schema)) is not None)
 
 
+def _takes_planned_arguments(name: str, parameters: dict) -> bool:
+    """Whether a tool the policies call by name (`edit`, `write_file`) takes the arguments they
+    send; one that does not (Qwen Code's `edit(file_path, ...)`) is left to the shell."""
+    wanted = PLANNED_ARGUMENTS.get(name)
+    properties = parameters.get("properties")
+    if wanted is None or not properties:  # not planned by name, or a schema that says nothing
+        return True
+    return isinstance(properties, dict) and wanted <= properties.keys()
+
+
+def plannable_names(tools: Sequence[object]) -> frozenset[str]:
+    """The tools offered that the policies may call by their own names and arguments."""
+    return frozenset(
+        found[0] for schema in tools if (found := _function(schema)) is not None and _takes_planned_arguments(*found)
+    )
+
+
 def _instructions(messages: list[dict]) -> str:
     """The system messages and the first user message: where an agent says how to answer."""
     texts, user_seen = [], False
@@ -94,6 +112,7 @@ class Dialect:
     shell: ShellTool | None = None
     fence: str | None = None  # text mode: the language tag of the block to answer with (no shell tool)
     finish_command: str | None = None  # the command that ends the agent's run, when it names one
+    plannable: frozenset[str] | None = None  # of `names`, those policies may call as their own (None: all)
 
     @classmethod
     def of(cls, messages: list[dict], tools: Sequence[object]) -> Dialect:
@@ -101,10 +120,11 @@ class Dialect:
         shell = shell_tool(tools)
         fence = None if shell is not None else next(iter(_FENCE.findall(text)), None)
         finish = _FINISH.search(text)
-        return cls(tool_names(tools), shell, fence, finish[1] if finish else None)
+        return cls(tool_names(tools), shell, fence, finish[1] if finish else None, plannable_names(tools))
 
     @property
     def usable(self) -> frozenset[str]:
         """The tools a policy may plan with: those offered, plus `bash` when a shell is reachable
         (under another name, or as a fenced block)."""
-        return self.names | ({SHELL} if self.shell or self.fence else frozenset())
+        own = self.names if self.plannable is None else self.plannable
+        return own | ({SHELL} if self.shell or self.fence else frozenset())

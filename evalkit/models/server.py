@@ -1,6 +1,7 @@
 """The built-in OpenAI-compatible server: `/v1/models` and `/v1/chat/completions` (with tool
-calls and usage) on 127.0.0.1, answering as reference policies. Real HTTP, so the agent's code
-path through the `openai` SDK is the one used against any other endpoint."""
+calls and usage, streamed when asked: agents such as Qwen Code always ask) on 127.0.0.1, answering
+as reference policies. Real HTTP, so the agent's code path through the `openai` SDK is the one used
+against any other endpoint."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from evalkit.models.policies import AssistantTurn, Policy
+from evalkit.models.sse import send_stream, wants_usage
 
 
 def _approx_tokens(text: str) -> int:
@@ -98,8 +100,6 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(
                 400, "body must be JSON with `model`, `messages` and optionally a `tools` list", "invalid_request_error"
             )
-        if request.get("stream"):
-            return self._error(400, "streaming is not supported by the built-in server", "invalid_request_error")
         policy = self.server.policies.get(model)
         if policy is None:
             return self._error(
@@ -107,8 +107,10 @@ class _Handler(BaseHTTPRequestHandler):
                 f"model `{model}` does not exist (known: {', '.join(self.server.policies)})",
                 "invalid_request_error",
             )
-        turn = policy.respond(messages, tools)
-        self._send(200, completion_body(model, turn, json.dumps(messages)))
+        body = completion_body(model, policy.respond(messages, tools), json.dumps(messages))
+        if request.get("stream"):
+            return send_stream(self, body, wants_usage(request))
+        self._send(200, body)
 
 
 class _PolicyHTTPServer(ThreadingHTTPServer):

@@ -99,7 +99,7 @@ def test_an_unknown_agent_is_one_line_and_writes_no_run(tmp_path):
     result = evalkit("run", "--model", "oracle", "--agent", "nope", "--out", tmp_path, "--run-id", "a1")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip() == (
-        "error: unknown agent 'nope'; known agents: mini-swe-agent, tool-loop, "
+        "error: unknown agent 'nope'; known agents: mini-swe-agent, qwen-code, tool-loop, "
         "or command:TEMPLATE (a shell command run in the sandbox)"
     )
     assert not (tmp_path / "a1").exists()

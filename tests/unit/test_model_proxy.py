@@ -324,3 +324,23 @@ def test_a_conversation_the_agent_rewrote_is_recorded_as_such(proxy, builtin, to
         ask(agent, [{"role": "user", "content": toy_task.prompt + "\n(summary of earlier work)"}])
     (_, second) = [e for e in read_trajectory(path) if e["type"] == "proxy_request"]
     assert second["rewritten"] == {"kept": 0, "dropped": 2}
+
+
+def test_a_reply_sent_back_in_another_form_is_no_rewrite(proxy, builtin, toy_task, tmp_path):
+    """Qwen Code keeps a call parsed and sends it back as `JSON.stringify` writes it (no spaces),
+    with content null and its texts as parts: the same conversation, recorded once."""
+    path = tmp_path / "t.jsonl"
+    with attempt(proxy, builtin_spec("oracle"), builtin.base_url, path) as (_, agent):
+        messages = [{"role": "user", "content": [{"type": "text", "text": toy_task.prompt}]}]
+        reply, _ = ask(agent, messages, stream=True)
+        (call,) = reply["tool_calls"]
+        arguments = json.dumps(json.loads(call["function"]["arguments"]), separators=(",", ":"))
+        assert arguments != call["function"]["arguments"]
+        again = {"role": "assistant", "content": None,
+                 "tool_calls": [{**call, "function": {**call["function"], "arguments": arguments}}]}  # fmt: skip
+        result = {"role": "tool", "tool_call_id": call["id"], "content": [{"type": "text", "text": "ok"}]}
+        ask(agent, [*messages, again, result], stream=True)
+    events = read_trajectory(path)
+    assert not any("rewritten" in e for e in events if e["type"] == "proxy_request")
+    roles = [e["message"]["role"] for e in events if e["type"] == "message"]
+    assert roles == ["user", "assistant", "tool", "assistant"]

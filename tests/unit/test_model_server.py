@@ -80,3 +80,19 @@ def test_oracle_says_so_when_it_does_not_know_the_task(client):
 def test_unknown_model_is_a_404_the_sdk_understands(client):
     with pytest.raises(openai.NotFoundError, match="does not exist"):
         ask(client, "gpt-nope", [{"role": "user", "content": "hi"}])
+
+
+def test_a_streamed_request_as_qwen_code_sends_it_gets_the_call_and_the_usage_chunk(client, toy_task):
+    """Qwen Code always streams with `stream_options.include_usage`, so `evalkit serve` must too."""
+    from pathlib import Path
+
+    tools = json.loads((Path(__file__).parent.parent / "data" / "qwen_code_tools.json").read_text())
+    user = {"role": "user", "content": [{"type": "text", "text": "<system-reminder>tree</system-reminder>"},
+                                        {"type": "text", "text": toy_task.prompt}]}  # fmt: skip
+    chunks = list(client.chat.completions.create(model="oracle", messages=[user], tools=tools, max_tokens=32000,
+                                                  stream=True, stream_options={"include_usage": True}))  # fmt: skip
+    calls = [call for chunk in chunks for choice in chunk.choices for call in choice.delta.tool_calls or []]
+    (call,) = calls
+    assert call.function.name == "run_shell_command" and "git apply" in json.loads(call.function.arguments)["command"]
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "tool_calls"
+    assert chunks[-1].choices == [] and chunks[-1].usage.total_tokens > 0
