@@ -11,10 +11,10 @@ way, each after its containers.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,10 +125,26 @@ def remove_container(client: docker.DockerClient, container_id: str) -> None:
             raise
 
 
-def remove_network(client: docker.DockerClient, network_id: str) -> None:
-    """Remove a network whose containers are gone; a network already gone is fine."""
-    with contextlib.suppress(docker.errors.NotFound):
-        client.api.remove_network(network_id)
+def remove_network(client: docker.DockerClient, network_id: str, tries: int = 10) -> None:
+    """Remove one of evalkit's networks, and the containers still on it: on Ctrl-C a worker may be
+    creating or removing one (its removal "already in progress") while the main thread clears up,
+    and the engine refuses a network with active endpoints. A network already gone is fine."""
+    for attempt in range(tries):
+        try:
+            client.api.remove_network(network_id)
+            return
+        except docker.errors.NotFound:
+            return
+        except docker.errors.APIError as exc:
+            if "active endpoints" not in str(exc) or attempt == tries - 1:
+                raise
+        try:
+            attached = client.api.inspect_network(network_id).get("Containers") or {}
+        except docker.errors.NotFound:
+            return
+        for container_id in attached:
+            remove_container(client, container_id)
+        time.sleep(0.5)
 
 
 def owner_alive(labels: dict[str, str]) -> bool:
