@@ -153,6 +153,7 @@ class CommandAgent:
             )
         finally:
             self.proxy.unregister(token)
+        channel.settle()  # a request the model never answered ends now, as wall_time with its error
         sandbox.kill_all()  # what the agent left running (daemons, setsid) must not touch its diff
         notes = [n for path in self.keep if (n := _copy_out(sandbox, path, kept_file_path(trajectory.path, path)))]
         log = _log_text(self.template, result) + "".join(f"--- not kept: {note}\n" for note in notes)

@@ -142,6 +142,13 @@ class AttemptChannel:
         self._recorded: list[dict] = []  # the conversation as the trajectory holds it
         self._tools: object = None
 
+    def settle(self) -> None:
+        """Wait for a request still in flight (its client gives up at the deadline at the latest):
+        an agent killed at the wall time while the model had not answered leaves one, and the
+        attempt's stop reason, error and counters must be the channel's final ones."""
+        with self._lock:
+            pass
+
     def exchange(self, request: dict) -> Answer:
         """Answer one chat-completion request (its JSON body) of the agent."""
         messages, tools = request.get("messages"), request.get("tools")
