@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from llama_server import llama_server  # noqa: F401  (a session fixture: one server for every module)
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO_SUITE = ROOT / "tasks" / "demo"

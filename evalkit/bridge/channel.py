@@ -8,10 +8,12 @@ cost, and answers. Budgets are checked before each request, as the built-in loop
 before each turn: once `max_turns` turns are done, `max_tokens` tokens spent or the deadline
 passed, that request and every later one is refused with an error the agent sees, and
 `stop_reason` says which budget ended the attempt. An upstream failure the client gave up on ends
-it the same way (`endpoint_error`, `context_overflow`, `wall_time`). One request at a time per
-attempt, so the budgets and the trajectory's order stay exact. Requests after the end are only
-counted (`refused`, in `proxy_refused` events at the 1st, 2nd, 4th, 8th... of them): an agent that
-keeps sending 1 MB conversations after its budget is spent must not fill the disk.
+it the same way (`endpoint_error`, `context_overflow`, `wall_time`): the request that met it gets a
+502, every later one a 400 (an agent retrying 5xx by itself, as Qwen Code does, would otherwise go
+on until the wall time). One request at a time per attempt, so the budgets and the trajectory's
+order stay exact. Requests after the end are only counted (`refused`, in `proxy_refused` events at
+the 1st, 2nd, 4th, 8th... of them): an agent that keeps sending 1 MB conversations after its budget
+is spent must not fill the disk.
 """
 
 from __future__ import annotations
@@ -140,6 +142,13 @@ class AttemptChannel:
         self._recorded: list[dict] = []  # the conversation as the trajectory holds it
         self._tools: object = None
 
+    def settle(self) -> None:
+        """Wait for a request still in flight (its client gives up at the deadline at the latest):
+        an agent killed at the wall time while the model had not answered leaves one, and the
+        attempt's stop reason, error and counters must be the channel's final ones."""
+        with self._lock:
+            pass
+
     def exchange(self, request: dict) -> Answer:
         """Answer one chat-completion request (its JSON body) of the agent."""
         messages, tools = request.get("messages"), request.get("tools")
@@ -206,8 +215,11 @@ class AttemptChannel:
             self.trajectory.event(
                 "proxy_refused", request=self.requests, stop_reason=reason.value, refused=self.refused
             )
-        if reason is StopReason.ENDPOINT_ERROR:
+        if reason is StopReason.ENDPOINT_ERROR and self.refused == 1:  # the request that met the failure
             return error_answer(502, f"evalkit: the model endpoint failed: {error}", "upstream_error", reason.value)
+        if reason is StopReason.ENDPOINT_ERROR:  # a 400 from then on, which agents do not retry
+            return error_answer(400, f"evalkit: this attempt has ended, the model endpoint failed: {error}; stop now",
+                                "upstream_error", reason.value)  # fmt: skip
         if reason is StopReason.CONTEXT_OVERFLOW:
             return error_answer(400, f"evalkit: {error}", "invalid_request_error", "context_length_exceeded")
         return error_answer(400, f"evalkit: this attempt's {reason.value} budget is spent ({error}); stop now",

@@ -5,9 +5,10 @@ Each attempt registers an `AttemptChannel` and hands its agent the channel's ran
 `OPENAI_API_KEY` and `base_url` as `OPENAI_BASE_URL`; the proxy finds the attempt by the token
 (`Authorization: Bearer ...`), so many attempts share one server and never see one another, and
 the real key (read by the channel's ChatClient on the host) never reaches a container. An unknown
-token is 401. The bind address is a parameter: sandboxes reach the proxy on an address the
-network set-up chooses. Standard library HTTP (HTTP/1.1, kept-alive connections), one thread per
-connection.
+token is 401. Every error carries `x-should-retry: false` (the openai SDKs obey it): none changes on
+a retry, and an SDK retrying an ended attempt only delays the agent's exit. The bind address is a
+parameter: sandboxes reach the proxy on an address the network set-up chooses. Standard library
+HTTP (HTTP/1.1, kept-alive connections), one thread per connection.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(answer.status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        if answer.status != 200:  # the same request gets the same error: the client already retried upstream
+            self.send_header("x-should-retry", "false")
         self.end_headers()
         self.wfile.write(data)
 

@@ -17,6 +17,17 @@ from __future__ import annotations
 from evalkit.models.endpoint import TOOL_CHOICES, ModelSpec
 
 REASONING_REFUSES = ("max_tokens", "temperature", "top_p")
+NO_PARAMETERS = {"type": "object", "properties": {}}
+
+
+def wire_tool(tool: object) -> object:
+    """A function tool as the strictest servers take it. OpenAI lets `parameters` be left out (a
+    function of no arguments: Qwen Code sends such tools), llama-cpp-python answers 500 "Field
+    required": it gets the empty object schema, which says the same."""
+    function = tool.get("function") if isinstance(tool, dict) else None
+    if not isinstance(function, dict) or function.get("parameters") is not None:
+        return tool
+    return {**tool, "function": {**function, "parameters": NO_PARAMETERS}}
 
 
 def tool_choice_param(choice: str) -> str | dict:
@@ -29,7 +40,7 @@ def request_options(spec: ModelSpec, messages: list[dict], tools: list[dict], he
     options: dict = {"model": spec.model, "messages": []}
     body: dict = {"messages": messages}
     if tools:  # some servers refuse an empty tool list
-        body["tools"] = tools
+        body["tools"] = [wire_tool(tool) for tool in tools]
         if spec.tool_choice is not None:
             options["tool_choice"] = tool_choice_param(spec.tool_choice)
         if spec.parallel_tool_calls is not None:

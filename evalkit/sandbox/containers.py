@@ -144,9 +144,10 @@ NETWORK_WAIT_S = 15.0  # for the removal of a network's last containers, already
 
 
 def remove_network(client: docker.DockerClient, network_id: str) -> None:
-    """Remove a network whose containers are gone; a network already gone is fine. One whose
-    container is still being removed (by a closing sandbox's background removal, which a force
-    removal of it answers with "already in progress", as on Ctrl-C) is waited for."""
+    """Remove one of evalkit's networks, and the containers still on it: on Ctrl-C a worker may be
+    creating or removing one (its removal "already in progress", which `remove_container` waits
+    for) while the main thread clears up, and the engine refuses a network with active endpoints.
+    A network already gone is fine; one still refused after NETWORK_WAIT_S is an error."""
     deadline = time.monotonic() + NETWORK_WAIT_S
     while True:
         try:
@@ -157,7 +158,13 @@ def remove_network(client: docker.DockerClient, network_id: str) -> None:
         except docker.errors.APIError as exc:
             if "active endpoints" not in str(exc) or time.monotonic() >= deadline:
                 raise
-            time.sleep(0.2)
+        try:
+            attached = client.api.inspect_network(network_id).get("Containers") or {}
+        except docker.errors.NotFound:
+            return
+        for container_id in attached:
+            remove_container(client, container_id)
+        time.sleep(0.2)
 
 
 def owner_alive(labels: dict[str, str]) -> bool:

@@ -15,12 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
+from agent_runs import agent_log, assert_nothing_left, rows_of
 from conftest import EVALKIT, run_evalkit
 from hostile_server import HostileServer, models_config, turn
 from processes import interruptible
 from toy import BASE_FILES, POWER
-
-from evalkit.sandbox.containers import LABEL_RUN
 
 pytestmark = pytest.mark.integration
 
@@ -44,21 +43,6 @@ LOOP_DAEMON = [
 ]
 SCENARIOS = {**{name: DONE for name in (*MISBEHAVIOURS, *GIT_BREAKERS, "slow")}, **HOSTILE, "loop_daemon": LOOP_DAEMON}
 WALL_TIME_S = 20
-
-
-def rows_of(run_dir: Path) -> list[dict]:
-    path = run_dir / "results.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
-def agent_log(run_dir: Path, row: dict) -> str:
-    return (run_dir / row["trajectory"]).with_suffix(".agent.log").read_text()
-
-
-def assert_nothing_left(client, run_id: str) -> None:
-    label = {"label": f"{LABEL_RUN}={run_id}"}
-    assert client.containers.list(all=True, ignore_removed=True, filters=label) == []
-    assert client.networks.list(filters=label) == []
 
 
 def models_args(*names: str) -> list[str]:
@@ -213,7 +197,6 @@ def test_ctrl_c_leaves_nothing_and_the_resume_finishes_without_duplicates(toy_su
     assert rows[: len(kept)] == kept and sorted(r["sample"] for r in rows) == [0, 1, 2]  # none twice
     assert all(r["resolved"] and r["stop_reason"] == "submitted" for r in rows)
     assert_nothing_left(docker_engine, "halted")
-
 
 
 def listening_sockets() -> set[int]:

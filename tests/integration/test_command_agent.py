@@ -8,9 +8,8 @@ import shlex
 from pathlib import Path
 
 import pytest
+from agent_runs import assert_nothing_left, events_of, rows_of
 from conftest import DEMO_SUITE, run_evalkit
-
-from evalkit.sandbox.containers import LABEL_RUN
 
 pytestmark = pytest.mark.integration
 
@@ -19,25 +18,11 @@ URLLIB_AGENT = "command:python3 -c " + shlex.quote(AGENT_SOURCE)  # the sandbox 
 TASKS = ("kvstore-batch", "ledger-csv-import")
 
 
-def rows_of(run_dir: Path) -> list[dict]:
-    return [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
-
-
-def events_of(run_dir: Path, row: dict) -> list[dict]:
-    return [json.loads(line) for line in (run_dir / row["trajectory"]).read_text().splitlines()]
-
-
 def run_command_agent(out: Path, run_id: str, agent: str, *args: str, tasks=TASKS, models=("oracle",)):
     selection = [part for task in tasks for part in ("--task", task)]
     chosen = [part for model in models for part in ("--model", model)]
     return run_evalkit("run", "--suite", DEMO_SUITE, *selection, *chosen, "--agent", agent, "--run-id", run_id,
                        "--out", out, *args)  # fmt: skip
-
-
-def assert_nothing_left(client, run_id: str) -> None:
-    label = {"label": f"{LABEL_RUN}={run_id}"}
-    assert client.containers.list(all=True, ignore_removed=True, filters=label) == []
-    assert client.networks.list(filters=label) == []
 
 
 @pytest.fixture(scope="module")

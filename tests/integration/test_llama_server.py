@@ -15,7 +15,7 @@ import time
 import openai
 import pytest
 from conftest import DEMO_SUITE, run_evalkit
-from llama_server import MODEL_ALIAS, llama_server  # noqa: F401  (the session fixture)
+from llama_server import MODEL_ALIAS
 
 from evalkit.sandbox.containers import LABEL_RUN
 
@@ -46,7 +46,7 @@ TOOLS_RUN_ID = "llama-tools"
 
 
 @pytest.fixture(scope="module")
-def client(llama_server):  # noqa: F811
+def client(llama_server):
     with openai.OpenAI(base_url=llama_server, api_key="unused", max_retries=0, timeout=120) as sdk:
         yield sdk
 
@@ -144,7 +144,7 @@ def evalkit_run(out, config, run_id: str, model: str, tasks, *limits: str):
 
 
 @pytest.fixture(scope="module")
-def runs_dir(llama_server, tmp_path_factory):  # noqa: F811
+def runs_dir(llama_server, tmp_path_factory):
     out = tmp_path_factory.mktemp("llama-runs")
     write_config(out / "evalkit.toml", llama_server)
     return out

@@ -63,13 +63,13 @@ def hostile():
 
 
 @contextmanager
-def attempt(proxy, spec, base_url, path, limits=None, wall_s=60.0, price=None):
+def attempt(proxy, spec, base_url, path, limits=None, wall_s=60.0, price=None, sdk_retries=0):
     """An attempt registered on the proxy: its channel and the agent's SDK client (its token as key)."""
     client = ChatClient(spec, base_url=base_url, registry=EndpointRegistry())
     writer = TrajectoryWriter(path)
     channel = AttemptChannel(client, writer, limits or Limits(), time.monotonic() + wall_s, price)
     token = proxy.register(channel)
-    agent = openai.OpenAI(base_url=proxy.base_url, api_key=token, max_retries=0)
+    agent = openai.OpenAI(base_url=proxy.base_url, api_key=token, max_retries=sdk_retries)
     try:
         yield channel, agent
     finally:
@@ -238,6 +238,34 @@ def test_an_endpoint_the_client_gave_up_on_is_a_502_the_agent_sees(proxy, hostil
     assert channel.stop_reason is StopReason.ENDPOINT_ERROR and channel.retries["server_error"] == 2
     (failed,) = [e for e in read_trajectory(path) if e["type"] == "model_call"]
     assert failed["failed"] == "endpoint_error" and len(failed["retries"]) == 2
+
+
+def test_the_proxys_refusal_is_final_an_agents_sdk_does_not_retry_it(proxy, hostile, tmp_path):
+    """A 502 after the proxy's client gave up (or any refusal of an ended attempt) cannot change on
+    a retry: `x-should-retry: false` tells the openai SDKs (Python's, which litellm and
+    mini-swe-agent use, and Node's) not to send it again, at their default of 2 retries."""
+    spec = ModelSpec(name="down", model="down", max_retries=0)
+    with (
+        attempt(proxy, spec, hostile.url("down"), tmp_path / "t.jsonl", sdk_retries=2) as (channel, agent),
+        pytest.raises(openai.InternalServerError) as caught,
+    ):
+        agent.chat.completions.create(model="down", messages=[{"role": "user", "content": "hi"}])
+    assert caught.value.response.headers["x-should-retry"] == "false"
+    assert channel.requests == channel.refused == 1
+
+
+def test_after_an_endpoint_failure_an_agent_retrying_by_itself_gets_a_400(proxy, hostile, tmp_path):
+    """The request that met the failure gets the 502; an agent whose own loop retries 5xx whatever
+    the SDK says (Qwen Code: until the wall time) gets a 400 next, which agents take as final."""
+    spec = ModelSpec(name="down", model="down", max_retries=0)
+    with attempt(proxy, spec, hostile.url("down"), tmp_path / "t.jsonl") as (channel, agent):
+        with pytest.raises(openai.InternalServerError) as first:
+            agent.chat.completions.create(model="down", messages=[{"role": "user", "content": "hi"}])
+        with pytest.raises(openai.BadRequestError) as again:
+            agent.chat.completions.create(model="down", messages=[{"role": "user", "content": "hi"}])
+    assert first.value.status_code == 502 and again.value.code == "endpoint_error"
+    assert "this attempt has ended, the model endpoint failed: gave up after 1 failed request" in again.value.message
+    assert channel.stop_reason is StopReason.ENDPOINT_ERROR and channel.refused == 2
 
 
 def fetch(url, token, body=None):

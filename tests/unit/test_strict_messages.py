@@ -10,6 +10,7 @@ from recording_server import COMPLETION, RecordingServer
 from evalkit.models.backoff import EndpointRegistry
 from evalkit.models.client import ChatClient, EndpointError, Usage, parse_completion, tool_message
 from evalkit.models.endpoint import ModelSpec
+from evalkit.models.request import NO_PARAMETERS
 
 ALLOWED = {"assistant": {"role", "content", "tool_calls"}, "tool": {"role", "tool_call_id", "name", "content"}}
 THINKING = {
@@ -34,9 +35,10 @@ THINKING = {
 
 def strict(body: dict) -> dict:
     """Answer like a pydantic-validated server: refuse what llama-cpp-python 0.3.x refuses."""
+    problems: list[str] = []
     for i, message in enumerate(body["messages"]):
         role = message["role"]
-        problems = [
+        problems += [
             f"messages.{i}.content\n  Input should be a valid string"
             for _ in [0]
             if not isinstance(message["content"], str)
@@ -47,9 +49,12 @@ def strict(body: dict) -> dict:
         ]
         if role == "assistant" and "tool_calls" in message and not message["tool_calls"]:
             problems.append(f"messages.{i}.tool_calls\n  List should have at least 1 item")
-        if problems:
-            text = f"{len(problems)} validation error(s) for ChatCompletionRequest\n" + "\n".join(problems)
-            return {"status": 500, "body": {"error": {"message": text, "type": "internal_server_error"}}}
+    for i, tool in enumerate(body.get("tools") or []):
+        if "parameters" not in tool["function"]:
+            problems.append(f"tools.{i}.function.parameters\n  Field required")
+    if problems:
+        text = f"{len(problems)} validation error(s) for ChatCompletionRequest\n" + "\n".join(problems)
+        return {"status": 500, "body": {"error": {"message": text, "type": "internal_server_error"}}}
     return {"body": THINKING}
 
 
@@ -116,3 +121,23 @@ def test_tool_message_and_usage_shapes():
     }
     total = Usage(10, 5, 0, True, 3) + Usage(1, 1, 0, True, 1)
     assert total.reasoning_tokens == 4 and total.as_dict()["reasoning_tokens"] == 4 and total.total_tokens == 17
+
+
+def test_a_tool_without_parameters_reaches_a_strict_server_as_a_function_of_no_arguments(server):
+    """OpenAI's schema lets `parameters` be left out (Qwen Code's `get_goal`); llama-cpp-python
+    refuses that with a 500 and the attempt ended as `endpoint_error` at its first request."""
+    client = ChatClient(
+        ModelSpec(name="s", model="m", base_url=server.url("strict"), max_retries=0), registry=EndpointRegistry()
+    )
+    tools = [
+        {"type": "function", "function": {"name": "get_goal", "description": "Read the goal."}},
+        {"type": "function", "function": {"name": "bash", "parameters": {"type": "object", "properties": {}}}},
+    ]
+    try:
+        reply = client.complete([{"role": "user", "content": "x"}], tools, time.monotonic() + 30)
+    finally:
+        client.close()
+    assert reply.retries == []
+    sent = server.bodies("strict")[-1]["tools"]
+    assert sent[0]["function"] == {"name": "get_goal", "description": "Read the goal.", "parameters": NO_PARAMETERS}
+    assert sent[1] == tools[1] and "parameters" not in tools[0]["function"]  # the caller's list untouched

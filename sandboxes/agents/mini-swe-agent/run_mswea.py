@@ -54,4 +54,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    # its trajectory is saved and its status printed: the interpreter's teardown of litellm's 2,700
+    # modules (0.8-0.9 s of CPU per attempt, measured in the image) has nothing left to do for it
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
