@@ -24,6 +24,7 @@ from rich.markup import escape
 
 from evalkit.errors import EvalkitError
 from evalkit.files import check_run_id
+from evalkit.runs.executor_registry import EXECUTORS, check_executor_name
 from evalkit.sandbox.registry import BACKENDS, DEFAULT_BACKEND, check_backend_name, open_backend
 
 if TYPE_CHECKING:
@@ -87,6 +88,24 @@ def backend_option(value: str) -> str:
 
 BackendOption = Annotated[
     str, typer.Option("--backend", callback=backend_option, help=f"Sandbox backend: {', '.join(sorted(BACKENDS))}.")
+]
+
+
+def executor_option(value: str) -> str:
+    """Typer callback for `--executor`: an unknown name stops the command at once (one line, exit 2)."""
+    return check_executor_name(value)
+
+
+ExecutorOption = Annotated[
+    str,
+    typer.Option(
+        "--executor",
+        callback=executor_option,
+        help=f"What runs the attempts: {', '.join(sorted(EXECUTORS))} (local: a thread pool on this machine).",
+    ),
+]
+RayAddressOption = Annotated[
+    str | None, typer.Option("--ray-address", help="Address of the Ray cluster (--executor ray).")
 ]
 
 

@@ -15,6 +15,8 @@ from evalkit.cli.common import (
     SKIP_INVALID_HELP,
     STRICT_ENV_HELP,
     BackendOption,
+    ExecutorOption,
+    RayAddressOption,
     _interrupted,
     _load,
     _open_backend,
@@ -28,6 +30,7 @@ from evalkit.cli.common import (
     run_id_option,
 )
 from evalkit.errors import EvalkitError
+from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
 from evalkit.runs.folders import RUNS_ROOT, resume_command, run_folder
 from evalkit.wording import counted
 
@@ -140,12 +143,15 @@ def run(
     ] = 300.0,
     backend_name: BackendOption = DEFAULT_BACKEND,
     pool: Annotated[bool, typer.Option("--pool/--no-pool", help=POOL_HELP)] = True,
+    executor_name: ExecutorOption = DEFAULT_EXECUTOR,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
     from evalkit.agent.registry import check_agent
     from evalkit.models.backoff import EndpointRegistry
     from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
     from evalkit.runs.display import RunDisplay
+    from evalkit.runs.executor_registry import open_executor
     from evalkit.runs.orchestrate import LimitOverrides, execute, open_run, plan_attempts
     from evalkit.runs.resume import RunArgs, model_specs, resume_args, run_options
     from evalkit.runs.store import RunStore
@@ -200,6 +206,7 @@ def run(
     for spec in specs:
         spec.api_key()  # a missing key or header variable stops the run before its folder exists
         spec.header_values()
+    executor = open_executor(executor_name, ray_address)  # Ray missing: one line before anything is written
     if check_endpoints:  # resumed models too: before anything is written
         _preflight([*specs, *([judge_client.spec] if judge_client else [])])
     open_run(store, run_id, loaded, suite, specs, samples, run_options(args, [t.id for t in selected]))
@@ -230,6 +237,7 @@ def run(
                 on_retry=display.retrying,
                 agent=args.agent,
                 pool=pool,
+                executor=executor,
             )
     except KeyboardInterrupt:
         resume = resume_command(run_id, out, *(["--retry-errors"] if retry_errors else []))

@@ -30,8 +30,9 @@ from evalkit.models.endpoint import ModelSpec
 from evalkit.models.server import ModelServer
 from evalkit.records import AttemptRecord, StopReason, utc_now
 from evalkit.runs.attempt import AttemptKey, attempt_sandboxes, run_attempt
-from evalkit.runs.fan_out import fan_out
+from evalkit.runs.executor import Executor
 from evalkit.runs.folders import resume_command
+from evalkit.runs.local_executor import LocalExecutor
 from evalkit.runs.store import RunManifest, RunOptions, RunStore
 from evalkit.sandbox.engine_watch import DEFAULT_WAIT_S, EngineUnavailable
 from evalkit.sandbox.pool import POOL_SLACK
@@ -182,10 +183,12 @@ def execute(
     on_retry: Callable[[AttemptRecord], None] | None = None,
     agent: str = DEFAULT_AGENT,
     pool: bool = True,
+    executor: Executor | None = None,
 ) -> None:
-    """Run the plan; each record is appended to the store, then handed to `on_record` (or, when
-    the attempt will run again because the engine went away under it, to `on_retry`). With `pool`
-    the backend is told the plan's sandboxes, to make `concurrency + POOL_SLACK` of them ahead."""
+    """Run the plan on `executor` (None: the local thread pool); each record is appended to the
+    store, then handed to `on_record` (or, when the attempt will run again because the engine went
+    away under it, to `on_retry`). With `pool` the backend is told the plan's sandboxes, to make
+    `concurrency + POOL_SLACK` of them ahead."""
     by_name = {spec.name: spec for spec in specs}
     engine = backend.engine
     engine_retries: Counter[tuple[str, str, int]] = Counter()
@@ -236,7 +239,8 @@ def execute(
             ]
             backend.prepare(needed, capacity=concurrency + POOL_SLACK)
         try:
-            fan_out(plan, job, backend=backend, concurrency=concurrency, on_result=finished, on_error=failed)
+            runner = executor or LocalExecutor()
+            runner.run(plan, job, backend=backend, concurrency=concurrency, on_result=finished, on_error=failed)
         except EngineUnavailable as exc:
             raise EvalkitError(
                 f"{exc}; finished attempts are in {store.results_path}; "

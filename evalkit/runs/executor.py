@@ -1,0 +1,31 @@
+"""Executors: what runs the attempts of a plan (`--executor`). The local one is the thread pool on
+this machine's engine; a cluster one (Ray, docs/ray-notes.md) runs each attempt on a node of its
+own. Both report each item as it ends, and run it again when the report returns True, so the
+orchestrator appends rows and decides retries the same way whatever runs the attempts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Protocol, TypeVar
+
+from evalkit.sandbox.protocol import SandboxBackend
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+class Executor(Protocol):
+    name: str
+
+    def run(
+        self,
+        items: Iterable[Item],
+        job: Callable[[Item], Result],
+        *,
+        backend: SandboxBackend,
+        concurrency: int,
+        on_result: Callable[[Item, Result], bool | None],
+        on_error: Callable[[Item, BaseException], bool | None],
+    ) -> None:
+        """Run `job` on every item with at most `concurrency` at a time (fan_out's contract)."""
+        ...
