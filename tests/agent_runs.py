@@ -1,16 +1,22 @@
 """What a run of agents in sandboxes leaves, as the integration tests read it: its result rows, an
-attempt's trajectory events and agent log, the installed agents to run every check through, and
-the check that nothing of the run (container, network) is left on the engine."""
+attempt's trajectory events and agent log, the installed agents to run every check through, the
+demo suite run through one agent with what such a run must show, and the check that nothing of the
+run (container, network) is left on the engine."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from conftest import DEMO_SUITE, run_evalkit
+
 from evalkit.agent.installed import InstalledAgent
 from evalkit.agent.registry import AGENTS
+from evalkit.diffs import changed_paths
 from evalkit.lazy_table import load
+from evalkit.sandbox.agent_images import agent_recipe, recipe_version
 from evalkit.sandbox.containers import LABEL_RUN
+from evalkit.tasks import load_suite
 
 
 def installed_agents() -> list[str]:
@@ -38,3 +44,29 @@ def assert_nothing_left(client, run_id: str) -> None:
     label = {"label": f"{LABEL_RUN}={run_id}"}
     assert client.containers.list(all=True, ignore_removed=True, filters=label) == []
     assert client.networks.list(filters=label) == []
+
+
+def run_demo_through(agent: str, out: Path, run_id: str):
+    """Every demo task with oracle and null through `agent` (16 attempts, concurrency 2); the
+    finished process and the run folder. The first run builds the agent's image."""
+    result = run_evalkit("run", "--suite", DEMO_SUITE, "--model", "oracle", "--model", "null", "--agent", agent,
+                         "--run-id", run_id, "--out", out, "--concurrency", "2", timeout=1800)  # fmt: skip
+    return result, out / run_id
+
+
+def assert_the_demo_proves_itself(rows: list[dict], agent: str, version: str) -> None:
+    """What a demo run through an installed agent must show: the oracle resolved every task and null
+    none, each attempt submitted without error and names the agent and its pinned `version` (as its
+    recipe says), the diff holds the task's files only (the agent's own live outside the workspace)
+    and null changed nothing in one turn."""
+    tasks = {t.id: t for t in load_suite(DEMO_SUITE).tasks}
+    for model, resolved in (("oracle", True), ("null", False)):
+        mine = [r for r in rows if r["model"] == model]
+        assert sorted(r["task_id"] for r in mine) == sorted(tasks)
+        assert [r["task_id"] for r in mine if r["resolved"] is not resolved] == []
+        assert all(r["stop_reason"] == "submitted" and r["error"] is None for r in mine), mine
+    assert recipe_version(agent_recipe(agent)) == version
+    for row in rows:
+        assert (row["agent"], row["agent_version"]) == (agent, version)
+        assert set(changed_paths(row["model_patch"])) <= set(changed_paths(tasks[row["task_id"]].patch))
+    assert all(r["model_patch"] == "" and r["turns"] == 1 for r in rows if r["model"] == "null")

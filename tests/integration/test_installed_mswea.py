@@ -16,9 +16,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from agent_runs import assert_the_demo_proves_itself, events_of, rows_of, run_demo_through
 from conftest import DEMO_SUITE, EVALKIT, run_evalkit
 
-from evalkit.diffs import changed_paths
 from evalkit.runs.attempt import AGENT_ROLE, AttemptKey, attempt_sandboxes
 from evalkit.sandbox.agent_images import agent_recipe, recipe_version
 from evalkit.sandbox.backend import DockerBackend
@@ -33,41 +33,20 @@ DRIVER = f"/opt/evalkit-agents/{AGENT}/run_mswea.py"
 LIB = f"/opt/evalkit-agents/{AGENT}/lib"
 
 
-def rows_of(run_dir: Path) -> list[dict]:
-    return [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
-
-
-def events_of(run_dir: Path, row: dict) -> list[dict]:
-    return [json.loads(line) for line in (run_dir / row["trajectory"]).read_text().splitlines()]
-
-
 @pytest.fixture(scope="module")
 def mswea_run(docker_engine, tmp_path_factory):
     """Every demo task with oracle and null through mini-swe-agent (16 attempts, concurrency 2)."""
-    out = tmp_path_factory.mktemp("runs")
-    result = run_evalkit("run", "--suite", DEMO_SUITE, "--model", "oracle", "--model", "null", "--agent", AGENT,
-                         "--run-id", "mswea-demo", "--out", out, "--concurrency", "2", timeout=1800)  # fmt: skip
-    return result, out / "mswea-demo"
+    return run_demo_through(AGENT, tmp_path_factory.mktemp("runs"), "mswea-demo")
 
 
 def test_the_oracle_resolves_every_demo_task_through_mini_swe_agent_and_null_none(mswea_run, docker_engine):
     result, run_dir = mswea_run
     assert result.returncode == 0, result.stderr[-3000:]
     rows = rows_of(run_dir)
-    tasks = {t.id: t for t in load_suite(DEMO_SUITE).tasks}
-    for model, resolved in (("oracle", True), ("null", False)):
-        mine = [r for r in rows if r["model"] == model]
-        assert sorted(r["task_id"] for r in mine) == sorted(tasks)
-        assert [r["task_id"] for r in mine if r["resolved"] is not resolved] == []
-        assert all(r["stop_reason"] == "submitted" and r["error"] is None for r in mine), mine
-    version = recipe_version(agent_recipe(AGENT))
-    assert version == "2.4.6"
+    assert_the_demo_proves_itself(rows, AGENT, "2.4.6")
     for row in rows:
-        assert (row["agent"], row["agent_version"], row["evidence"]) == (AGENT, version, ["diff", "traffic", "usage"])
+        assert row["evidence"] == ["diff", "traffic", "usage"]
         assert row["usage"]["prompt_tokens"] > 0 and row["turns"] >= 1
-        # the agent's own files live outside the workspace: the diff is the task's change and nothing else
-        assert set(changed_paths(row["model_patch"])) <= set(changed_paths(tasks[row["task_id"]].patch))
-    assert all(r["model_patch"] == "" and r["turns"] == 1 for r in rows if r["model"] == "null")
     assert "1 warn" not in result.stdout and all(r["integrity"]["flags"] == [] for r in rows)
     label = {"label": f"{LABEL_RUN}=mswea-demo"}
     assert docker_engine.containers.list(all=True, ignore_removed=True, filters=label) == []

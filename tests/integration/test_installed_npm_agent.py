@@ -9,15 +9,12 @@ and node from the npm registry: about 1-2 minutes here, more when the registry i
 thin layer per task image; the 16 attempts then take about 3 minutes (node starts in 5-10 s)."""
 
 import json
-from pathlib import Path
 
 import pytest
+from agent_runs import assert_nothing_left, assert_the_demo_proves_itself, events_of, rows_of, run_demo_through
 from conftest import DEMO_SUITE, run_evalkit
 
-from evalkit.diffs import changed_paths
-from evalkit.sandbox.agent_images import agent_recipe, recipe_version
 from evalkit.sandbox.containers import LABEL_RUN
-from evalkit.tasks import load_suite
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]  # the first run builds the agent image
 
@@ -25,46 +22,25 @@ AGENT = "qwen-code"
 RUN_ID = "qwen-code-demo"
 
 
-def rows_in(run_dir: Path) -> list[dict]:
-    return [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
-
-
 @pytest.fixture(scope="module")
 def qwen_run(docker_engine, tmp_path_factory):
     """Every demo task with oracle and null through Qwen Code (16 attempts, concurrency 2)."""
-    out = tmp_path_factory.mktemp("runs")
-    result = run_evalkit("run", "--suite", DEMO_SUITE, "--model", "oracle", "--model", "null", "--agent", AGENT,
-                         "--run-id", RUN_ID, "--out", out, "--concurrency", "2", timeout=1800)  # fmt: skip
-    return result, out / RUN_ID
+    return run_demo_through(AGENT, tmp_path_factory.mktemp("runs"), RUN_ID)
 
 
 def test_the_oracle_resolves_every_demo_task_through_qwen_code_and_null_none(qwen_run, docker_engine):
     result, run_dir = qwen_run
     assert result.returncode == 0, result.stderr[-3000:]
-    rows = rows_in(run_dir)
-    tasks = {t.id: t for t in load_suite(DEMO_SUITE).tasks}
-    for model, resolved in (("oracle", True), ("null", False)):
-        mine = [r for r in rows if r["model"] == model]
-        assert sorted(r["task_id"] for r in mine) == sorted(tasks)
-        assert [r["task_id"] for r in mine if r["resolved"] is not resolved] == []
-        assert all(r["stop_reason"] == "submitted" and r["error"] is None for r in mine), mine
-    version = recipe_version(agent_recipe(AGENT))
-    assert version == "0.24.4"
-    for row in rows:
-        assert (row["agent"], row["agent_version"]) == (AGENT, version)
-        # its own files (QWEN_HOME) are outside the workspace: the diff is the task's change, nothing else
-        assert set(changed_paths(row["model_patch"])) <= set(changed_paths(tasks[row["task_id"]].patch))
-    assert all(r["model_patch"] == "" and r["turns"] == 1 for r in rows if r["model"] == "null")
+    rows = rows_of(run_dir)
+    assert_the_demo_proves_itself(rows, AGENT, "0.24.4")
     assert all(r["turns"] == 2 for r in rows if r["model"] == "oracle")  # no background model call after
-    label = {"label": f"{LABEL_RUN}={RUN_ID}"}
-    assert docker_engine.containers.list(all=True, ignore_removed=True, filters=label) == []
-    assert docker_engine.networks.list(filters=label) == []
+    assert_nothing_left(docker_engine, RUN_ID)
 
 
 def test_it_streams_through_its_shell_tool_and_its_event_log_is_kept(qwen_run):
     _, run_dir = qwen_run
-    row = next(r for r in rows_in(run_dir) if r["model"] == "oracle")
-    events = [json.loads(line) for line in (run_dir / row["trajectory"]).read_text().splitlines()]
+    row = next(r for r in rows_of(run_dir) if r["model"] == "oracle")
+    events = events_of(run_dir, row)
     requests = [e for e in events if e["type"] == "proxy_request"]
     assert all(r["stream"] for r in requests) and "rewritten" not in requests[-1]
     assert requests[0]["params"]["model"] == "oracle"  # evalkit's name for the model, as the wrapper gives it
@@ -85,10 +61,10 @@ def test_past_max_turns_qwen_code_is_refused_once_and_the_attempt_says_why(docke
     result = run_evalkit("run", "--suite", DEMO_SUITE, "--task", "kvstore-batch", "--model", "oracle", "--agent",
                          AGENT, "--max-turns", "1", "--run-id", "qwen-code-turns", "--out", tmp_path)  # fmt: skip
     run_dir = tmp_path / "qwen-code-turns"
-    (row,) = rows_in(run_dir)
+    (row,) = rows_of(run_dir)
     assert (row["stop_reason"], row["turns"]) == ("max_turns", 1), result.stderr[-2000:]
     assert row["resolved"] is True  # its one turn applied the change (one shell command): the diff is scored
-    events = [json.loads(line) for line in (run_dir / row["trajectory"]).read_text().splitlines()]
+    events = events_of(run_dir, row)
     assert [e["request"] for e in events if e["type"] == "proxy_refused"] == [2]
     assert next(e for e in events if e["type"] == "agent_exit")["exit_code"] == 1
     label = {"label": f"{LABEL_RUN}=qwen-code-turns"}
