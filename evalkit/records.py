@@ -83,6 +83,7 @@ class AttemptRecord(BaseModel):
     sample: int
     agent: str = "tool-loop"  # what worked on the task (--agent); rows from before agents were the tool loop
     agent_version: str | None = None  # an installed agent's pinned version (None: evalkit's own or a command)
+    node: str | None = None  # the cluster node it ran on (--executor ray: host/node id); None: this machine
     limits: Limits | None = None  # the budgets the attempt ran under (None: a row from before they were kept)
     # what the agent left for scoring (evalkit.axes.EVIDENCE); None: a row from before agents declared it,
     # all of it (those rows are the tool loop's)

@@ -152,7 +152,8 @@ def run(
     from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
     from evalkit.runs.display import RunDisplay
     from evalkit.runs.executor_registry import open_executor
-    from evalkit.runs.orchestrate import LimitOverrides, execute, open_run, plan_attempts
+    from evalkit.runs.limits import LimitOverrides
+    from evalkit.runs.orchestrate import execute, open_run, plan_attempts
     from evalkit.runs.resume import RunArgs, model_specs, resume_args, run_options
     from evalkit.runs.store import RunStore
     from evalkit.sandbox.protocol import DEFAULT_OUTPUT_LIMIT
@@ -166,7 +167,7 @@ def run(
     asked = RunArgs(
         suite, list(dict.fromkeys(model or [])), samples, task, limit,
         LimitOverrides(max_turns, max_tokens, wall_time, command_timeout), config, skip_invalid, strict_env,
-        retry_errors, agent=check_agent(agent), backend=backend_name,
+        retry_errors, agent=check_agent(agent), backend=backend_name, executor=executor_name, ray_address=ray_address,
     )  # fmt: skip
     args = resume_args(asked, given_options(ctx), store.read_manifest(), store.dir)
     suite, samples, config = args.suite, args.samples, args.config
@@ -206,7 +207,7 @@ def run(
     for spec in specs:
         spec.api_key()  # a missing key or header variable stops the run before its folder exists
         spec.header_values()
-    executor = open_executor(executor_name, ray_address)  # Ray missing: one line before anything is written
+    executor = open_executor(args.executor, args.ray_address)  # Ray missing: one line before anything is written
     if check_endpoints:  # resumed models too: before anything is written
         _preflight([*specs, *([judge_client.spec] if judge_client else [])])
     open_run(store, run_id, loaded, suite, specs, samples, run_options(args, [t.id for t in selected]))
@@ -238,12 +239,14 @@ def run(
                 agent=args.agent,
                 pool=pool,
                 executor=executor,
+                backend_name=args.backend,
             )
     except KeyboardInterrupt:
         resume = resume_command(run_id, out, *(["--retry-errors"] if retry_errors else []))
         raise _interrupted(backend, f"finished attempts are in {store.results_path}; resume with: {resume}") from None
     finally:
         backend.close()
+        executor.close()
     summary = _score_and_show(
         store,
         {t.id: t for t in loaded.tasks},

@@ -132,11 +132,18 @@ class ChatClient:
     `registry` holds what clients of one endpoint share (connections in flight, 429 hold-off);
     by default the process-wide one."""
 
-    def __init__(self, spec: ModelSpec, base_url: str | None = None, registry: EndpointRegistry | None = None) -> None:
+    def __init__(
+        self,
+        spec: ModelSpec,
+        base_url: str | None = None,
+        registry: EndpointRegistry | None = None,
+        api_key: str | None = None,
+    ) -> None:
+        """`base_url` and `api_key`, when given, replace the spec's (a built-in model served for a cluster run)."""
         self.spec = spec
         spec.header_values()  # a missing variable is a configuration error now, not a failed attempt later
         self._client = openai.OpenAI(
-            api_key=spec.api_key(),
+            api_key=api_key or spec.api_key(),
             base_url=base_url or spec.resolved_base_url(),
             max_retries=0,
             timeout=spec.request_timeout_s,

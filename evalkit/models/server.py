@@ -82,13 +82,26 @@ class _Handler(BaseHTTPRequestHandler):
     def _error(self, status: int, message: str, kind: str) -> None:
         self._send(status, {"error": {"message": message, "type": kind, "param": None, "code": None}})
 
+    def _refused(self) -> bool:
+        """With a token, a request without `Authorization: Bearer <token>` gets 401: a server bound
+        beyond loopback (a cluster run) must not hand reference answers to whoever reaches it."""
+        token = self.server.token
+        if token is None or secrets.compare_digest(self.headers.get("Authorization", ""), f"Bearer {token}"):
+            return False
+        self._error(401, "this built-in model server wants its run's token", "authentication_error")
+        return True
+
     def do_GET(self) -> None:
+        if self._refused():
+            return None
         if self.path.rstrip("/") != "/v1/models":
             return self._error(404, f"no route {self.path}", "invalid_request_error")
         models = [{"id": name, "object": "model", "created": 0, "owned_by": "evalkit"} for name in self.server.policies]
         self._send(200, {"object": "list", "data": models})
 
     def do_POST(self) -> None:
+        if self._refused():
+            return None
         if self.path.rstrip("/") != "/v1/chat/completions":
             return self._error(404, f"no route {self.path}", "invalid_request_error")
         try:
@@ -116,22 +129,32 @@ class _Handler(BaseHTTPRequestHandler):
 class _PolicyHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], policies: dict[str, Policy]) -> None:
+    def __init__(self, address: tuple[str, int], policies: dict[str, Policy], token: str | None) -> None:
         super().__init__(address, _Handler)
         self.policies = policies
+        self.token = token
 
 
 class ModelServer:
-    """Serve `policies` (model name → policy) on 127.0.0.1 in a background thread."""
+    """Serve `policies` (model name → policy) on 127.0.0.1 in a background thread; on another
+    `host` (workers of a cluster reach it at `advertised` host), only to callers with `token`."""
 
-    def __init__(self, policies: dict[str, Policy], host: str = "127.0.0.1", port: int = 0) -> None:
-        self._httpd = _PolicyHTTPServer((host, port), policies)
+    def __init__(
+        self,
+        policies: dict[str, Policy],
+        host: str = "127.0.0.1",
+        port: int = 0,
+        token: str | None = None,
+        advertised: str | None = None,
+    ) -> None:
+        self._httpd = _PolicyHTTPServer((host, port), policies, token)
+        self._advertised = advertised
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="evalkit-model-server", daemon=True)
 
     @property
     def base_url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://{self._advertised or host}:{port}/v1"
 
     def __enter__(self) -> ModelServer:
         self._thread.start()

@@ -35,6 +35,17 @@ class AttemptKey:
         return attempt_file_name(self.task.id, self.model, self.sample)
 
 
+@dataclass(frozen=True)
+class AttemptOutcome:
+    """What a worker hands back: the attempt's row, whether the engine went away under it, and
+    (from a cluster node) the trajectory's bytes, for the driver to write beside the row."""
+
+    record: AttemptRecord
+    engine_lost: bool = False
+    trajectory: bytes | None = None
+    node: str = ""
+
+
 AGENT_ROLE = "agent"
 
 

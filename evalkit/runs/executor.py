@@ -16,6 +16,15 @@ Result = TypeVar("Result")
 
 class Executor(Protocol):
     name: str
+    remote: bool  # runs jobs in other processes or machines: jobs and items must be picklable
+
+    def reachable_host(self) -> str:
+        """This machine's address as the executor's workers reach it (for the built-in models)."""
+        ...
+
+    def close(self) -> None:
+        """Detach (a cluster stays up for other runs)."""
+        ...
 
     def run(
         self,

@@ -12,16 +12,18 @@ run stops with one line saying how to resume."""
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 
 from evalkit.agent.registry import DEFAULT_AGENT, make_agent
 from evalkit.bridge.run_proxy import RunProxy
 from evalkit.errors import EvalkitError
+from evalkit.files import write_atomic
 from evalkit.integrity import IntegrityPolicy
 from evalkit.models.backoff import EndpointRegistry
 from evalkit.models.builtin import builtin_policy
@@ -29,40 +31,20 @@ from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
 from evalkit.models.server import ModelServer
 from evalkit.records import AttemptRecord, StopReason, utc_now
-from evalkit.runs.attempt import AttemptKey, attempt_sandboxes, run_attempt
+from evalkit.runs.attempt import AttemptKey, AttemptOutcome, attempt_sandboxes, run_attempt
 from evalkit.runs.executor import Executor
 from evalkit.runs.folders import resume_command
+from evalkit.runs.limits import LimitOverrides
 from evalkit.runs.local_executor import LocalExecutor
+from evalkit.runs.node_attempt import BuiltinEndpoint, NodeAttempt, NodeJob
 from evalkit.runs.store import RunManifest, RunOptions, RunStore
 from evalkit.sandbox.engine_watch import DEFAULT_WAIT_S, EngineUnavailable
 from evalkit.sandbox.pool import POOL_SLACK
 from evalkit.sandbox.protocol import SandboxBackend
+from evalkit.sandbox.registry import DEFAULT_BACKEND
 from evalkit.tasks import Suite, Task
-from evalkit.tasks.model import Limits
 
 ENGINE_RETRIES = 2  # runs again of one attempt whose sandbox was lost with the Docker engine
-
-
-@dataclass(frozen=True)
-class AttemptOutcome:
-    """What a worker hands back: the attempt's row, and whether the engine went away under it."""
-
-    record: AttemptRecord
-    engine_lost: bool = False
-
-
-@dataclass(frozen=True)
-class LimitOverrides:
-    """Command-line overrides of every task's budgets (None: the task's own)."""
-
-    max_turns: int | None = None
-    max_tokens: int | None = None
-    wall_time_s: float | None = None
-    command_timeout_s: float | None = None
-
-    def apply(self, limits: Limits) -> Limits:
-        changes = {k: v for k, v in vars(self).items() if v is not None}
-        return limits.model_copy(update=changes)
 
 
 @contextmanager
@@ -184,15 +166,119 @@ def execute(
     agent: str = DEFAULT_AGENT,
     pool: bool = True,
     executor: Executor | None = None,
+    backend_name: str = DEFAULT_BACKEND,
 ) -> None:
     """Run the plan on `executor` (None: the local thread pool); each record is appended to the
-    store, then handed to `on_record` (or, when the attempt will run again because the engine went
-    away under it, to `on_retry`). With `pool` the backend is told the plan's sandboxes, to make
+    store (after its trajectory, when the attempt ran on a cluster node), then handed to
+    `on_record` (or, when the attempt will run again because the engine went away under it, to
+    `on_retry`). With `pool` the backend is told the plan's sandboxes, to make
     `concurrency + POOL_SLACK` of them ahead."""
-    by_name = {spec.name: spec for spec in specs}
-    engine = backend.engine
+    runner = executor or LocalExecutor()
     engine_retries: Counter[tuple[str, str, int]] = Counter()
 
+    def finished(key: AttemptKey, outcome: AttemptOutcome) -> bool:
+        record = outcome.record
+        if outcome.trajectory is not None:  # row last: a row always has its trajectory
+            write_atomic(store.trajectories / key.trajectory_name, outcome.trajectory)
+        store.append(record)
+        again = outcome.engine_lost and engine_retries[record.key] < ENGINE_RETRIES
+        if not again:
+            on_record(record)
+            return False
+        engine_retries[record.key] += 1
+        if on_retry is not None:
+            on_retry(record)
+        return True
+
+    def failed(key: AttemptKey, error: BaseException) -> bool:
+        if isinstance(error, EngineUnavailable) or not isinstance(error, Exception):
+            raise error
+        return finished(key, AttemptOutcome(error_record(key, backend.run_id, error)))
+
+    try:
+        if runner.remote:
+            job = node_job(specs, backend_name, backend.run_id, overrides, output_limit, integrity_policy, agent)
+            with served_builtins(specs, tasks, runner.reachable_host()) as builtin:
+                items = [NodeAttempt(key, backend.workspace(key.task)) for key in plan]
+                runner.run(
+                    items,
+                    replace(job, builtin=builtin),
+                    backend=backend,
+                    concurrency=concurrency,
+                    on_result=lambda item, outcome: finished(item.key, outcome),
+                    on_error=lambda item, error: failed(item.key, error),
+                )
+            return
+        run_locally(
+            plan, specs, tasks, backend, store, runner, finished, failed,
+            concurrency=concurrency, overrides=overrides, output_limit=output_limit,
+            integrity_policy=integrity_policy, endpoints=endpoints, engine_wait_s=engine_wait_s, agent=agent, pool=pool,
+        )  # fmt: skip
+    except EngineUnavailable as exc:
+        raise EvalkitError(
+            f"{exc}; finished attempts are in {store.results_path}; "
+            f"resume with {resume_command(backend.run_id, store.dir.parent)}"
+        ) from None
+
+
+def node_job(
+    specs: list[ModelSpec],
+    backend_name: str,
+    run_id: str,
+    overrides: LimitOverrides,
+    output_limit: int,
+    integrity_policy: IntegrityPolicy,
+    agent: str,
+) -> NodeJob:
+    """What every attempt on a cluster node shares: the run's settings, by value, without keys."""
+    return NodeJob(
+        run_id=run_id,
+        backend=backend_name,
+        specs={spec.name: spec for spec in specs},
+        agent=agent,
+        overrides=overrides,
+        output_limit=output_limit,
+        integrity_policy=integrity_policy,
+    )
+
+
+@contextmanager
+def served_builtins(specs: list[ModelSpec], tasks: list[Task], host: str) -> Iterator[BuiltinEndpoint | None]:
+    """The built-in models (oracle, null, replay) served for a cluster's workers: bound on every
+    interface of the driver, reached at `host` (the driver's address as the cluster sees it), and
+    only with the run's token (a sandbox allowed the network must not fetch the oracle's answers)."""
+    builtin = {spec.name: builtin_policy(spec.builtin, tasks, spec.replay_path) for spec in specs if spec.builtin}
+    if not builtin:
+        yield None
+        return
+    token = secrets.token_urlsafe(24)
+    with ModelServer(builtin, host="0.0.0.0", token=token, advertised=host) as server:
+        yield BuiltinEndpoint(server.base_url, token)
+
+
+def run_locally(
+    plan: list[AttemptKey],
+    specs: list[ModelSpec],
+    tasks: list[Task],
+    backend: SandboxBackend,
+    store: RunStore,
+    runner: Executor,
+    finished: Callable[[AttemptKey, AttemptOutcome], bool],
+    failed: Callable[[AttemptKey, BaseException], bool],
+    *,
+    concurrency: int,
+    overrides: LimitOverrides,
+    output_limit: int,
+    integrity_policy: IntegrityPolicy,
+    endpoints: EndpointRegistry | None,
+    engine_wait_s: float,
+    agent: str,
+    pool: bool,
+) -> None:
+    """The plan's attempts on this machine's engine: one model client per model and one model
+    proxy for the run, shared by the attempts of `runner`'s threads."""
+    by_name = {spec.name: spec for spec in specs}
+    engine = backend.engine
     with model_clients(specs, tasks, endpoints) as clients, engine.watching(engine_wait_s), RunProxy(backend) as proxy:
         agents = {spec.name: make_agent(agent, spec, clients[spec.name], output_limit, proxy) for spec in specs}
         for layer in sorted({a.layer for a in agents.values() if a.layer is not None}):
@@ -214,23 +300,6 @@ def execute(
                 return AttemptOutcome(record, engine.lost_since(outages, exc))
             return AttemptOutcome(record, record.stop_reason == StopReason.SANDBOX_ERROR and engine.lost_since(outages))
 
-        def finished(key: AttemptKey, outcome: AttemptOutcome) -> bool:
-            record = outcome.record
-            store.append(record)
-            again = outcome.engine_lost and engine_retries[record.key] < ENGINE_RETRIES
-            if not again:
-                on_record(record)
-                return False
-            engine_retries[record.key] += 1
-            if on_retry is not None:
-                on_retry(record)
-            return True
-
-        def failed(key: AttemptKey, error: BaseException) -> bool:
-            if isinstance(error, EngineUnavailable) or not isinstance(error, Exception):
-                raise error
-            return finished(key, AttemptOutcome(error_record(key, backend.run_id, error)))
-
         if pool:
             limits_of = overrides.apply
             needed = [
@@ -238,11 +307,4 @@ def execute(
                 for key in plan
             ]
             backend.prepare(needed, capacity=concurrency + POOL_SLACK)
-        try:
-            runner = executor or LocalExecutor()
-            runner.run(plan, job, backend=backend, concurrency=concurrency, on_result=finished, on_error=failed)
-        except EngineUnavailable as exc:
-            raise EvalkitError(
-                f"{exc}; finished attempts are in {store.results_path}; "
-                f"resume with {resume_command(backend.run_id, store.dir.parent)}"
-            ) from None
+        runner.run(plan, job, backend=backend, concurrency=concurrency, on_result=finished, on_error=failed)

@@ -19,7 +19,8 @@ from pathlib import Path
 from evalkit.agent.registry import DEFAULT_AGENT
 from evalkit.errors import EvalkitError
 from evalkit.models.endpoint import ModelSpec, resolve_model
-from evalkit.runs.orchestrate import LimitOverrides
+from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
+from evalkit.runs.limits import LimitOverrides
 from evalkit.runs.store import RunManifest, RunOptions
 from evalkit.sandbox.registry import DEFAULT_BACKEND
 
@@ -55,6 +56,8 @@ class RunArgs:
     manifest: RunManifest | None = None
     agent: str = DEFAULT_AGENT
     backend: str = DEFAULT_BACKEND  # may change between sessions of a run (the attempts do not depend on it)
+    executor: str = DEFAULT_EXECUTOR  # likewise: a run started on a cluster may finish on this machine
+    ray_address: str | None = None
 
 
 def option(name: str) -> str:
@@ -115,6 +118,8 @@ def resume_args(asked: RunArgs, given: set[str], manifest: RunManifest | None, r
         manifest=manifest,
         agent=manifest.options.agent,
         backend=asked.backend if "backend_name" in given else manifest.options.backend,
+        executor=asked.executor if "executor_name" in given else manifest.options.executor,
+        ray_address=asked.ray_address if {"executor_name", "ray_address"} & given else manifest.options.ray_address,
     )
 
 
@@ -177,4 +182,6 @@ def run_options(args: RunArgs, selected_ids: list[str]) -> RunOptions:
         strict_env=args.strict_env,
         agent=args.agent,
         backend=args.backend,
+        executor=args.executor,
+        ray_address=args.ray_address,
     )

@@ -32,6 +32,8 @@ class RunOptions(BaseModel):
     strict_env: bool = False  # --strict-env: SWE-bench tasks without an exact offline environment are refused
     agent: str = "tool-loop"  # --agent: what works on each task (runs from before agents: the tool loop)
     backend: str = "docker"  # --backend of the last session; `evalkit run --run-id X` alone uses it again
+    executor: str = "local"  # --executor of the last session, likewise
+    ray_address: str | None = None  # --ray-address of the last session (--executor ray)
 
 
 class RunManifest(BaseModel):

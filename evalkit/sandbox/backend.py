@@ -189,6 +189,10 @@ class DockerBackend:
                 self._workspaces[task.id] = cached
         return cached
 
+    def adopt_workspace(self, task: Task, workspace: Workspace) -> None:
+        with self._lock:
+            self._workspaces[task.id] = workspace
+
     def open(
         self, task: Task, role: str, network: bool = False, egress: Egress | None = None, layer: str | None = None
     ) -> DockerSandbox:

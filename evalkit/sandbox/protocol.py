@@ -144,6 +144,11 @@ class SandboxBackend(Protocol):
         kept for the run (scoring reads the base files from it instead of building it again)."""
         ...
 
+    def adopt_workspace(self, task: Task, workspace: Workspace) -> None:
+        """Use `workspace` for `task` instead of building it: one built elsewhere (by the driver of
+        a cluster run, which has the suite and the repository) travelled with the attempt."""
+        ...
+
     def prepare(self, requests: Sequence[SandboxRequest], capacity: int) -> None:
         """The sandboxes about to be opened, soonest first (a later call adds to them): the backend
         may make up to `capacity` ready ahead (and each one's `then` once it is handed over), so

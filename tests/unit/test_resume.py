@@ -8,7 +8,8 @@ import pytest
 from evalkit.errors import EvalkitError
 from evalkit.models.endpoint import ModelSpec, Sampling, resolve_model
 from evalkit.runs.folders import resume_command
-from evalkit.runs.orchestrate import LimitOverrides, open_run
+from evalkit.runs.limits import LimitOverrides
+from evalkit.runs.orchestrate import open_run
 from evalkit.runs.resume import RunArgs, model_specs, resume_args, run_options
 from evalkit.runs.store import RunManifest, RunOptions, RunStore
 from evalkit.tasks import SkippedTask, Suite
