@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 EVALKIT := $(VENV)/bin/evalkit
 
-.PHONY: setup venv engine base-image browser llama demo demo-llm validate test test-unit lint bench clean
+.PHONY: setup venv engine base-image browser llama ray demo demo-llm validate test test-unit lint bench clean
 
 setup: venv engine base-image
 
@@ -13,6 +13,12 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	touch $@
+
+# Ray for --executor ray (the optional extra evalkit[ray]): make test runs a real two-node cluster.
+ray: $(VENV)/.ray-installed
+$(VENV)/.ray-installed: $(VENV)/.installed
+	$(VENV)/bin/pip install --quiet -e '.[dev,ray]'
 	touch $@
 
 engine: venv
@@ -61,7 +67,7 @@ demo-llm: setup llama
 validate: setup
 	$(EVALKIT) tasks validate tasks/demo
 
-test: setup browser llama
+test: setup browser llama ray
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest
 
