@@ -17,6 +17,8 @@ from evalkit.cli.common import (
     SKIP_INVALID_HELP,
     STRICT_ENV_HELP,
     BackendOption,
+    ExecutorOption,
+    RayAddressOption,
     _interrupted,
     _load,
     _open_backend,
@@ -28,6 +30,7 @@ from evalkit.cli.common import (
     tasks_app,
 )
 from evalkit.errors import EvalkitError
+from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
 from evalkit.wording import counted
 
 if TYPE_CHECKING:  # imported by the commands that use them: `evalkit --help` stays fast
@@ -118,43 +121,50 @@ def tasks_validate(
     backend_name: BackendOption = DEFAULT_BACKEND,
     pool: Annotated[bool, typer.Option("--pool/--no-pool", help=POOL_HELP)] = True,
     strict_env: Annotated[bool, typer.Option("--strict-env", help=STRICT_ENV_HELP)] = False,
+    executor_name: ExecutorOption = DEFAULT_EXECUTOR,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Check every task: the reference patch must resolve it every time, the empty patch never."""
     from evalkit.files import write_atomic
-    from evalkit.runs.fan_out import fan_out
+    from evalkit.runs.executor_registry import open_executor
+    from evalkit.runs.node_validation import NodeTask, NodeValidation
     from evalkit.sandbox.pool import POOL_SLACK
-    from evalkit.verify.health import validate_task, validation_sandboxes
+    from evalkit.verify.health import failed_health, validate_task, validation_sandboxes
 
     loaded = _load(suite, skip_invalid, "validate")
     selected = _strict_env(loaded.select(task), strict_env)
+    executor = open_executor(executor_name, ray_address)
     backend = _open_backend(new_run_id(), backend_name)
     rows: dict[str, TaskHealth] = {}
     try:
-        if pool:
+        if executor.remote:  # each task on a node of the cluster, its workspace built here
+            items: list = [NodeTask(t, backend.workspace(t)) for t in selected]
+            job = NodeValidation(backend.run_id, backend_name, runs)
+        else:
+            items, job = selected, (lambda t: validate_task(t, backend, runs))
+        if pool and not executor.remote:
             needed = [request for t in selected for request in validation_sandboxes(t, runs)]
             backend.prepare(needed, capacity=concurrency + POOL_SLACK)
         with _progress() as progress:
             bar = progress.add_task("validating", total=len(selected))
 
-            def record(item: Task, health: TaskHealth) -> None:
-                rows[item.id] = health
+            def record(item: Task | NodeTask, health: TaskHealth) -> None:
+                rows[health.task_id] = health
                 progress.advance(bar)
 
-            def failed(item: Task, error: BaseException) -> None:
-                raise error
+            def failed(item: Task | NodeTask, error: BaseException) -> None:
+                if not executor.remote:
+                    raise error
+                task = item.task if isinstance(item, NodeTask) else item
+                rows[task.id] = failed_health(task, str(error))  # a node's one line; the others go on
+                progress.advance(bar)
 
-            fan_out(
-                selected,
-                lambda t: validate_task(t, backend, runs),
-                backend=backend,
-                concurrency=concurrency,
-                on_result=record,
-                on_error=failed,
-            )
+            executor.run(items, job, backend=backend, concurrency=concurrency, on_result=record, on_error=failed)
     except KeyboardInterrupt:
         raise _interrupted(backend, "nothing was written") from None
     finally:
         backend.close()
+        executor.close()
     ordered = [rows[t.id] for t in selected]
     payload = json.dumps([r.model_dump(mode="json") for r in ordered], indent=2)
     if json_out == "-":

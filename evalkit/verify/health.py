@@ -97,6 +97,11 @@ def validate_task(task: Task, backend: SandboxBackend, gold_runs: int = 3) -> Ta
             return assess_health(task, [empty], empty, time.monotonic() - started)
         gold = [evaluate_patch(task, task.patch, backend) for _ in range(gold_runs)]
     except EvalkitError as exc:
-        failed = CorrectnessResult(task_id=task.id, error=str(exc))
-        return assess_health(task, [failed], failed, time.monotonic() - started)
+        return failed_health(task, str(exc), time.monotonic() - started)
     return assess_health(task, gold, empty, time.monotonic() - started)
+
+
+def failed_health(task: Task, error: str, duration_s: float = 0.0) -> TaskHealth:
+    """The verdict on a task whose validation could not run (`error` says why, in one line)."""
+    failed = CorrectnessResult(task_id=task.id, error=error)
+    return assess_health(task, [failed], failed, duration_s)
