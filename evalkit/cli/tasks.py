@@ -127,7 +127,8 @@ def tasks_validate(
     """Check every task: the reference patch must resolve it every time, the empty patch never."""
     from evalkit.files import write_atomic
     from evalkit.runs.executor_registry import open_executor
-    from evalkit.runs.node_validation import NodeTask, NodeValidation
+    from evalkit.runs.node_validation import NodeValidation
+    from evalkit.runs.task_payload import TaskPayload
     from evalkit.sandbox.pool import POOL_SLACK
     from evalkit.verify.health import failed_health, validate_task, validation_sandboxes
 
@@ -138,7 +139,7 @@ def tasks_validate(
     rows: dict[str, TaskHealth] = {}
     try:
         if executor.remote:  # each task on a node of the cluster, its workspace built here
-            items: list = [NodeTask(t, backend.workspace(t)) for t in selected]
+            items: list = [TaskPayload.pack(t, backend.workspace(t)) for t in selected]
             job = NodeValidation(backend.run_id, backend_name, runs)
         else:
             items, job = selected, (lambda t: validate_task(t, backend, runs))
@@ -148,14 +149,14 @@ def tasks_validate(
         with _progress() as progress:
             bar = progress.add_task("validating", total=len(selected))
 
-            def record(item: Task | NodeTask, health: TaskHealth) -> None:
+            def record(item: Task | TaskPayload, health: TaskHealth) -> None:
                 rows[health.task_id] = health
                 progress.advance(bar)
 
-            def failed(item: Task | NodeTask, error: BaseException) -> None:
+            def failed(item: Task | TaskPayload, error: BaseException) -> None:
                 if not executor.remote:
                     raise error
-                task = item.task if isinstance(item, NodeTask) else item
+                task = item.task if isinstance(item, TaskPayload) else item
                 rows[task.id] = failed_health(task, str(error))  # a node's one line; the others go on
                 progress.advance(bar)
 

@@ -1,9 +1,9 @@
 """One attempt run where a cluster executor puts it (a Ray node), from what travels with it.
 
 `NodeJob` is the run's half (models, agent, budgets, where built-in models are served), pickled
-once and shared by every attempt; `NodeAttempt` is one attempt's half (its key and the task's
-workspace archive, built on the driver, so a node needs neither the suite folder nor the
-repository). Neither holds a secret: API keys are read on the node from its own environment, by
+once and shared by every attempt; `NodeAttempt` is one attempt's half (its task as a `TaskPayload`:
+the workspace archive built on the driver and the task's recipe folder, so a node needs neither
+the suite folder nor the repository). Neither holds a secret: API keys are read on the node from its own environment, by
 the variable names the `ModelSpec` carries, exactly as on the driver. The built-in models' token
 is a per-run value guarding reference answers, not a user's key.
 
@@ -29,8 +29,8 @@ from evalkit.models.endpoint import ModelSpec
 from evalkit.runs.attempt import AttemptKey, AttemptOutcome, run_attempt
 from evalkit.runs.limits import LimitOverrides
 from evalkit.runs.store import RunStore
+from evalkit.runs.task_payload import TaskPayload
 from evalkit.sandbox.registry import open_backend
-from evalkit.sandbox.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -43,12 +43,14 @@ class BuiltinEndpoint:
 
 @dataclass(frozen=True)
 class NodeAttempt:
-    key: AttemptKey
-    workspace: Workspace
+    payload: TaskPayload
+    model: str
+    sample: int
 
     @property
-    def label(self) -> str:
-        return f"{self.key.task.id} × {self.key.model} #{self.key.sample}"
+    def key(self) -> AttemptKey:
+        """The attempt as the driver knows it (its task as loaded there)."""
+        return AttemptKey(self.payload.task, self.model, self.sample)
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ class NodeJob:
         """Run `attempt` on this node's engine; a failure of the node's setup (no engine, a key
         variable not set there) is raised as one line naming the node."""
         node = node_name()
-        key = attempt.key
+        key = AttemptKey(attempt.payload.landed(), attempt.model, attempt.sample)
         spec = self.specs[key.model]
         try:
             backend = open_backend(self.backend, self.run_id)
@@ -76,7 +78,7 @@ class NodeJob:
             raise NodeError(f"node {node}: {exc}") from None
         client: ChatClient | None = None
         try:
-            backend.adopt_workspace(key.task, attempt.workspace)
+            backend.adopt_workspace(key.task, attempt.payload.workspace)
             builtin = self.builtin if spec.builtin else None
             try:
                 client = ChatClient(

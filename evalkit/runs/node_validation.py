@@ -7,16 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evalkit.runs.node_attempt import NodeError, node_name
+from evalkit.runs.task_payload import TaskPayload
 from evalkit.sandbox.registry import open_backend
-from evalkit.sandbox.workspace import Workspace
-from evalkit.tasks.model import Task
 from evalkit.verify.health import TaskHealth, validate_task
-
-
-@dataclass(frozen=True)
-class NodeTask:
-    task: Task
-    workspace: Workspace
 
 
 @dataclass(frozen=True)
@@ -27,13 +20,14 @@ class NodeValidation:
     backend: str
     gold_runs: int
 
-    def __call__(self, item: NodeTask) -> TaskHealth:
+    def __call__(self, item: TaskPayload) -> TaskHealth:
         try:
             backend = open_backend(self.backend, self.run_id)
         except Exception as exc:
             raise NodeError(f"node {node_name()}: {exc}") from None
         try:
-            backend.adopt_workspace(item.task, item.workspace)
-            return validate_task(item.task, backend, self.gold_runs)
+            task = item.landed()
+            backend.adopt_workspace(task, item.workspace)
+            return validate_task(task, backend, self.gold_runs)
         finally:
             backend.close()

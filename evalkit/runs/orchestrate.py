@@ -38,6 +38,7 @@ from evalkit.runs.limits import LimitOverrides
 from evalkit.runs.local_executor import LocalExecutor
 from evalkit.runs.node_attempt import BuiltinEndpoint, NodeAttempt, NodeJob
 from evalkit.runs.store import RunManifest, RunOptions, RunStore
+from evalkit.runs.task_payload import TaskPayload
 from evalkit.sandbox.engine_watch import DEFAULT_WAIT_S, EngineUnavailable
 from evalkit.sandbox.pool import POOL_SLACK
 from evalkit.sandbox.protocol import SandboxBackend
@@ -199,7 +200,11 @@ def execute(
         if runner.remote:
             job = node_job(specs, backend_name, backend.run_id, overrides, output_limit, integrity_policy, agent)
             with served_builtins(specs, tasks, runner.reachable_host()) as builtin:
-                items = [NodeAttempt(key, backend.workspace(key.task)) for key in plan]
+                payloads: dict[str, TaskPayload] = {}  # one per task, shared by its attempts
+                for key in plan:
+                    if key.task.id not in payloads:
+                        payloads[key.task.id] = TaskPayload.pack(key.task, backend.workspace(key.task))
+                items = [NodeAttempt(payloads[key.task.id], key.model, key.sample) for key in plan]
                 runner.run(
                     items,
                     replace(job, builtin=builtin),

@@ -1,0 +1,56 @@
+"""A task as it travels to a cluster node: the record, its workspace archive (built by the driver,
+which has the suite and the repository), and, when its image is a recipe folder of the suite on
+the driver's disk, that folder packed. On the node the folder is unpacked once into the cache,
+under its content hash and its own name, so the image built there gets the tag (recipe name and
+content hash) it has on every other node."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import shutil
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.sandbox.workspace import Workspace, default_repo_cache
+from evalkit.tasks.model import Task
+
+
+@dataclass(frozen=True)
+class TaskPayload:
+    task: Task
+    workspace: Workspace
+    recipe: bytes | None = None  # the task's recipe folder, packed (None: a recipe of evalkit or an image ref)
+
+    @classmethod
+    def pack(cls, task: Task, workspace: Workspace) -> TaskPayload:
+        folder = Path(task.image)
+        if not (folder.is_absolute() and (folder / "Dockerfile").is_file()):
+            return cls(task, workspace)
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as tar:
+            tar.add(folder, arcname=folder.name)
+        return cls(task, workspace, buf.getvalue())
+
+    def landed(self, cache: Path | None = None) -> Task:
+        """The task as this node runs it: its recipe folder (if it travelled) unpacked here."""
+        if self.recipe is None:
+            return self.task
+        root = (cache or default_repo_cache().parent) / "recipes"
+        target = root / hashlib.sha256(self.recipe).hexdigest()[:16]
+        name = Path(self.task.image).name
+        if not (target / name).is_dir():
+            root.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=root))
+            try:
+                with tarfile.open(fileobj=io.BytesIO(self.recipe)) as tar:
+                    tar.extractall(tmp, filter="data")
+                tmp.rename(target)
+            except OSError:  # another worker unpacked it first
+                if not (target / name).is_dir():
+                    raise
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        return self.task.model_copy(update={"image": str(target / name)})
