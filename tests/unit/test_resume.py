@@ -159,3 +159,13 @@ def test_the_backend_is_recorded_and_reused_unless_another_is_given(tmp_path):
     record = manifest(tmp_path, backend="elsewhere")
     assert resume_args(asked(), {"run_id"}, record, RUN_DIR).backend == "elsewhere"
     assert resume_args(asked(backend="docker"), {"run_id", "backend_name"}, record, RUN_DIR).backend == "docker"
+
+
+def test_the_executor_and_its_address_are_recorded_and_a_run_id_alone_resumes_on_them(tmp_path):
+    options = run_options(asked(["null"], executor="ray", ray_address="10.0.0.5:6379"), ["a"])
+    assert (options.executor, options.ray_address) == ("ray", "10.0.0.5:6379")
+    record = manifest(tmp_path, executor="ray", ray_address="10.0.0.5:6379")
+    args = resume_args(asked(), {"run_id"}, record, RUN_DIR)
+    assert (args.executor, args.ray_address) == ("ray", "10.0.0.5:6379")
+    here = resume_args(asked(executor="local"), {"run_id", "executor_name"}, record, RUN_DIR)
+    assert (here.executor, here.ray_address) == ("local", None)  # finishing a cluster run on this machine
