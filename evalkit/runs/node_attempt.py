@@ -15,9 +15,8 @@ the trajectory, then appends the row, as for a local attempt."""
 
 from __future__ import annotations
 
-import socket
-import sys
 import tempfile
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,9 +27,9 @@ from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
 from evalkit.runs.attempt import AttemptKey, AttemptOutcome, run_attempt
 from evalkit.runs.limits import LimitOverrides
+from evalkit.runs.node_backend import NodeError, node_backend, node_name
 from evalkit.runs.store import RunStore
 from evalkit.runs.task_payload import TaskPayload
-from evalkit.sandbox.registry import open_backend
 
 
 @dataclass(frozen=True)
@@ -70,25 +69,19 @@ class NodeJob:
         """Run `attempt` on this node's engine; a failure of the node's setup (no engine, a key
         variable not set there) is raised as one line naming the node."""
         node = node_name()
-        key = AttemptKey(attempt.payload.landed(), attempt.model, attempt.sample)
-        spec = self.specs[key.model]
-        try:
-            backend = open_backend(self.backend, self.run_id)
-        except Exception as exc:
-            raise NodeError(f"node {node}: {exc}") from None
-        client: ChatClient | None = None
-        try:
-            backend.adopt_workspace(key.task, attempt.payload.workspace)
-            builtin = self.builtin if spec.builtin else None
+        spec = self.specs[attempt.model]
+        builtin = self.builtin if spec.builtin else None
+        with node_backend(self.backend, self.run_id, attempt.payload) as (backend, task):
+            key = AttemptKey(task, attempt.model, attempt.sample)
             try:
                 client = ChatClient(
                     spec,
                     base_url=builtin.base_url if builtin else None,
                     api_key=builtin.token if builtin else None,
                 )
-            except Exception as exc:
+            except Exception as exc:  # a key or header variable not set on this node
                 raise NodeError(f"node {node}: {exc}") from None
-            with RunProxy(backend) as proxy, tempfile.TemporaryDirectory(prefix="evalkit-node-") as tmp:
+            with closing(client), RunProxy(backend) as proxy, tempfile.TemporaryDirectory() as tmp:
                 agent = make_agent(self.agent, spec, client, self.output_limit, proxy)
                 if agent.layer is not None:
                     backend.prepare_layer(agent.layer)  # built once per node, from the same recipe and hash
@@ -101,21 +94,4 @@ class NodeJob:
                 trajectory_path = store.dir / record.trajectory
                 trajectory = trajectory_path.read_bytes() if trajectory_path.exists() else b""
                 return AttemptOutcome(record.model_copy(update={"node": node}), trajectory=trajectory, node=node)
-        finally:
-            if client is not None:
-                client.close()
-            backend.close()
 
-
-def node_name() -> str:
-    """This node as rows name it: the host, and Ray's node id when a Ray worker runs the attempt
-    (several nodes may share a host, as in tests)."""
-    host = socket.gethostname()
-    ray = sys.modules.get("ray")  # imported by the worker that runs us; never imported here
-    if ray is None or not ray.is_initialized():
-        return host
-    return f"{host}/{ray.get_runtime_context().get_node_id()[:12]}"
-
-
-class NodeError(Exception):
-    """An attempt a node could not start (its engine, its environment): one line naming the node."""

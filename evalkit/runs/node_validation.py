@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalkit.runs.node_attempt import NodeError, node_name
+from evalkit.runs.node_backend import node_backend
 from evalkit.runs.task_payload import TaskPayload
-from evalkit.sandbox.registry import open_backend
 from evalkit.verify.health import TaskHealth, validate_task
 
 
@@ -21,13 +20,5 @@ class NodeValidation:
     gold_runs: int
 
     def __call__(self, item: TaskPayload) -> TaskHealth:
-        try:
-            backend = open_backend(self.backend, self.run_id)
-        except Exception as exc:
-            raise NodeError(f"node {node_name()}: {exc}") from None
-        try:
-            task = item.landed()
-            backend.adopt_workspace(task, item.workspace)
+        with node_backend(self.backend, self.run_id, item) as (backend, task):
             return validate_task(task, backend, self.gold_runs)
-        finally:
-            backend.close()

@@ -1,0 +1,46 @@
+"""The node's side of a cluster job: this node's name, and its own backend holding a task that
+travelled as a `TaskPayload` (workspace adopted, recipe folder unpacked). Opening the backend
+sweeps the containers of dead evalkit processes on this node's engine (a worker killed with its
+node leaves some); closing it removes what the job opened. A node that cannot open one (no
+engine) says so in one line naming itself."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from evalkit.runs.task_payload import TaskPayload
+from evalkit.sandbox.protocol import SandboxBackend
+from evalkit.sandbox.registry import open_backend
+from evalkit.tasks.model import Task
+
+
+class NodeError(Exception):
+    """A job a node could not start (its engine, its environment): one line naming the node."""
+
+
+def node_name() -> str:
+    """This node as rows name it: the host, and Ray's node id when a Ray worker runs the job
+    (several nodes may share a host, as in tests)."""
+    host = socket.gethostname()
+    ray = sys.modules.get("ray")  # imported by the worker that runs us; never imported here
+    if ray is None or not ray.is_initialized():
+        return host
+    return f"{host}/{ray.get_runtime_context().get_node_id()[:12]}"
+
+
+@contextmanager
+def node_backend(backend_name: str, run_id: str, payload: TaskPayload) -> Iterator[tuple[SandboxBackend, Task]]:
+    """A backend on this node's engine holding `payload`'s task as this node runs it."""
+    try:
+        backend = open_backend(backend_name, run_id)
+    except Exception as exc:
+        raise NodeError(f"node {node_name()}: {exc}") from None
+    try:
+        task = payload.landed()
+        backend.adopt_workspace(task, payload.workspace)
+        yield backend, task
+    finally:
+        backend.close()
