@@ -8,10 +8,20 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from evalkit.cli.common import _interrupted, _open_backend, app, console, err_console, new_run_id
+from evalkit.cli.common import (
+    ExecutorOption,
+    RayAddressOption,
+    _interrupted,
+    _open_backend,
+    app,
+    console,
+    err_console,
+    new_run_id,
+)
 from evalkit.errors import EvalkitError
 from evalkit.gather.environment import HOST_CA_BUNDLE
 from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION
+from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
 from evalkit.wording import counted
 
 
@@ -50,6 +60,8 @@ def gather_command(
     keep_underspecified: Annotated[
         bool, typer.Option(help="Keep tasks whose tests need names no prompt gives (flagged underspecified).")
     ] = False,
+    executor_name: ExecutorOption = DEFAULT_EXECUTOR,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Mine a repository's history for validated short-prompt, large-diff tasks."""
     from rich.table import Table
@@ -61,6 +73,7 @@ def gather_command(
     from evalkit.gather.journal import JOURNAL
     from evalkit.models.client import ChatClient
     from evalkit.models.endpoint import DEFAULT_CONFIG, load_config, models_table, resolve_model
+    from evalkit.runs.executor_registry import open_executor
 
     config_path = config or DEFAULT_CONFIG
     open_repository(repo)  # a bad path or an unreachable URL is one line, before any container starts
@@ -86,14 +99,16 @@ def gather_command(
         max_ids_per_test=max_ids_per_test,
         keep_underspecified=keep_underspecified,
     )
+    executor = open_executor(executor_name, ray_address)
     backend = _open_backend(new_run_id())
     try:
         with GatherDisplay(err_console, concurrency) as display:
-            report = gather(repo, out, options, backend, display)
+            report = gather(repo, out, options, backend, display, executor)
     except KeyboardInterrupt:
         raise _interrupted(backend, "every decided commit is kept; run the same command again to continue") from None
     finally:
         backend.close()
+        executor.close()
     accepted = Table(
         title=f"{counted(len(report.accepted), 'task')} gathered from {report.repo} "
         f"({counted(report.scanned, 'commit')} scanned)"

@@ -78,6 +78,12 @@ class GatherDisplay:
             self.validating[sha] = subject
         self._say(f"validating {sha[:10]} {subject[:60]}")
 
+    def undecided(self, sha: str, subject: str, why: str) -> None:
+        """A candidate whose validation could not run (a cluster node failed): not journaled."""
+        with self._lock:
+            self.validating.pop(sha, None)
+        self._say(f"{sha[:10]} {subject[:50]}: not validated ({why[:160]}); the next gather tries it again")
+
     def decided(self, decision: Decision, detail: str = "") -> None:
         with self._lock:
             self.validating.pop(decision.sha, None)

@@ -38,13 +38,18 @@ from evalkit.gather.history import (
     split_commit,
 )
 from evalkit.gather.journal import Decision, Journal
+from evalkit.gather.node_candidate import CandidateOnNode, NodeCandidateCheck
 from evalkit.gather.report import REPORT, GatherReport, funnel_of
 from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION
 from evalkit.gather.task_prompt import task_prompt
-from evalkit.gather.validate import test_files, validate_candidate
+from evalkit.gather.validate import CandidateTests, test_files, validate_candidate
 from evalkit.models.client import ChatClient
+from evalkit.runs.executor import Executor, NodeFailure
 from evalkit.runs.fan_out import fan_out
+from evalkit.runs.local_executor import LocalExecutor
+from evalkit.runs.task_payload import TaskPayload
 from evalkit.sandbox.backend import SandboxBackend
+from evalkit.sandbox.registry import DEFAULT_BACKEND
 from evalkit.sandbox.workspace import cached_clone
 from evalkit.tasks.load import SUITE_FILE, load_suite
 from evalkit.tasks.model import Task, TaskSource, TestSpec
@@ -177,7 +182,10 @@ def _screen(
     return queue
 
 
-def _validate(g: _Gathering, work: _Work, backend: SandboxBackend) -> Task | Rejection:
+TestsRunner = Callable[[Task, list[str]], CandidateTests]  # (provisional task, neighbour modules) → its tests
+
+
+def _validate(g: _Gathering, work: _Work, run_tests: TestsRunner) -> Task | Rejection:
     """A candidate's prompt and tests: the task, or why it is left out."""
     options, name, out = g.options, g.name, g.out
     candidate, commit = work.candidate, work.candidate.commit
@@ -196,9 +204,7 @@ def _validate(g: _Gathering, work: _Work, backend: SandboxBackend) -> Task | Rej
         test_patch=candidate.test_patch,
     )
     neighbours = neighbour_modules(g.local, commit.parent, test_files(candidate.test_patch), options.neighbour_modules)
-    tests = validate_candidate(
-        provisional, backend, options.runs, options.max_pass_to_pass, neighbours, options.max_ids_per_test
-    )
+    tests = run_tests(provisional, neighbours)
     if tests.reason:
         return Rejection(commit.sha, _subject(commit), "validation", tests.reason)
     sampled = len(tests.fail_to_pass) < tests.fail_to_pass_total
@@ -225,8 +231,11 @@ def gather(
     options: GatherOptions,
     backend: SandboxBackend,
     display: GatherDisplay | None = None,
+    executor: Executor | None = None,
+    backend_name: str = DEFAULT_BACKEND,
 ) -> GatherReport:
-    """Gather into `out`, continuing from the decisions already journaled there."""
+    """Gather into `out`, continuing from the decisions already journaled there; candidates'
+    tests run on `executor` (None: here, on `backend`)."""
     local, source = open_repository(repo)
     name = (
         local.name.removesuffix(".git") if source == str(local) else Path(source.rstrip("/")).name.removesuffix(".git")
@@ -248,7 +257,7 @@ def gather(
             if sum(p < work.position for p in accepted_at) >= options.max_tasks:
                 return None  # enough tasks before it: it cannot make the suite
         display.started(work.candidate.commit.sha, _subject(work.candidate.commit))
-        return _validate(g, work, backend)
+        return _validate(g, work, run_tests)
 
     def finished(work: _Work, result: Task | Rejection | None) -> None:
         if isinstance(result, Rejection):
@@ -261,15 +270,38 @@ def gather(
             display.decided(decision, f" (FAIL_TO_PASS {f2p}, PASS_TO_PASS {p2p})")
 
     def failed(work: _Work, error: BaseException) -> None:
-        raise error
+        if not isinstance(error, NodeFailure):
+            raise error
+        commit = work.candidate.commit  # not the commit's fault: left undecided, the next gather tries it again
+        display.undecided(commit.sha, _subject(commit), str(error))
 
+    run_tests = _tests_runner(options, backend, executor or LocalExecutor(), backend_name)
     started = time.monotonic()
-    fan_out(queue, job, backend=backend, concurrency=options.concurrency, on_result=finished, on_error=failed)
+    stop = executor.stop_calls if executor is not None else None
+    fan_out(
+        queue, job, backend=backend, concurrency=options.concurrency, on_result=finished, on_error=failed, stop=stop
+    )
     report = _rebuild(journal, history, out, options.max_tasks)
     report.resumed, report.validated_now = len(decided), display.validated_now
     report.validation_s = time.monotonic() - started if display.validated_now else 0.0
     write_atomic(out / REPORT, json.dumps(report.as_json(), indent=2) + "\n")
     return report
+
+
+def _tests_runner(
+    options: GatherOptions, backend: SandboxBackend, executor: Executor, backend_name: str
+) -> TestsRunner:
+    """How a candidate's tests run: here on `backend`, or on a node of the executor's cluster."""
+    if not executor.remote:
+        return lambda task, neighbours: validate_candidate(
+            task, backend, options.runs, options.max_pass_to_pass, neighbours, options.max_ids_per_test
+        )
+    check = NodeCandidateCheck(
+        backend.run_id, backend_name, options.runs, options.max_pass_to_pass, options.max_ids_per_test
+    )
+    return lambda task, neighbours: executor.call(
+        check, CandidateOnNode(TaskPayload.pack(task, backend.workspace(task)), neighbours)
+    )
 
 
 def _write_suite_file(out: Path, source: str, kept: int, scanned: int) -> None:

@@ -14,6 +14,11 @@ Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 
+class NodeFailure(Exception):
+    """What reached the driver instead of a job's result (a node that died or could not start
+    the job, an item that would not unpickle there), as one line."""
+
+
 class Executor(Protocol):
     name: str
     remote: bool  # runs jobs in other processes or machines: jobs and items must be picklable
@@ -37,4 +42,13 @@ class Executor(Protocol):
         on_error: Callable[[Item, BaseException], bool | None],
     ) -> None:
         """Run `job` on every item with at most `concurrency` at a time (fan_out's contract)."""
+        ...
+
+    def call(self, job: Callable[[Item], Result], item: Item) -> Result:
+        """Run one job where this executor runs jobs and wait for it, for a caller that keeps its
+        own threads (gather: screening and journaling stay on this machine, validation goes out)."""
+        ...
+
+    def stop_calls(self) -> None:
+        """Make calls in flight give up (Ctrl-C): they raise instead of waiting."""
         ...

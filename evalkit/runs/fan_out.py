@@ -27,9 +27,11 @@ def fan_out(
     concurrency: int,
     on_result: Callable[[Item, Result], bool | None],
     on_error: Callable[[Item, BaseException], bool | None],
+    stop: Callable[[], None] | None = None,
 ) -> None:
     """Run `job` on every item with at most `concurrency` at a time; report each as it ends, and
-    run it again when the report returns True."""
+    run it again when the report returns True. On an interrupt `stop` (when given) is called
+    beside the backend's close: jobs waiting on something else (a cluster) give up too."""
     pool = cf.ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="evalkit")
     futures = {pool.submit(job, item): item for item in items}
     pending = set(futures)
@@ -47,6 +49,8 @@ def fan_out(
     except BaseException:
         for future in pending:
             future.cancel()
+        if stop is not None:
+            stop()
         backend.close()  # running jobs fail fast once their containers are gone
         pool.shutdown(wait=True, cancel_futures=True)
         raise

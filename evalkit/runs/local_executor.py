@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from evalkit.runs.fan_out import fan_out
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
 
 
 class LocalExecutor:
@@ -15,6 +21,13 @@ class LocalExecutor:
 
     def close(self) -> None:
         pass
+
+    @staticmethod
+    def call(job: Callable[[Item], Result], item: Item) -> Result:
+        return job(item)
+
+    def stop_calls(self) -> None:
+        pass  # a local call stops when its containers go (the backend's close)
 
     @classmethod
     def connect(cls, address: str | None) -> LocalExecutor:

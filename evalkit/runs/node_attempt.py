@@ -94,4 +94,3 @@ class NodeJob:
                 trajectory_path = store.dir / record.trajectory
                 trajectory = trajectory_path.read_bytes() if trajectory_path.exists() else b""
                 return AttemptOutcome(record.model_copy(update={"node": node}), trajectory=trajectory, node=node)
-

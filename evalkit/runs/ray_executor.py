@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from evalkit.errors import EvalkitError
+from evalkit.runs.executor import NodeFailure
 from evalkit.sandbox.protocol import SandboxBackend
 
 INSTALL_HINT = "pip install 'evalkit[ray]'"
@@ -38,10 +40,6 @@ def _call(job: Callable[[Any], Any], item: Any) -> Any:
     return job(item)
 
 
-class NodeFailure(Exception):
-    """What reached the driver instead of an attempt's outcome, as one line."""
-
-
 class RayExecutor:
     name = "ray"
     remote = True  # jobs and items travel to other processes: they must be picklable
@@ -49,6 +47,8 @@ class RayExecutor:
     def __init__(self, ray_module: Any, address: str) -> None:
         self._ray = ray_module
         self.address = address
+        self._stopped = threading.Event()
+        self._remote: Any = None
 
     @classmethod
     def connect(cls, address: str | None) -> RayExecutor:
@@ -98,13 +98,7 @@ class RayExecutor:
         """Run `job` on every item as Ray tasks, at most `concurrency` submitted at a time; report
         each as it ends, and submit it again when the report returns True (fan_out's contract)."""
         ray = self._ray
-        remote = ray.remote(_call).options(
-            num_cpus=0,
-            resources={SANDBOX_RESOURCE: 1},
-            max_retries=NODE_RETRIES,
-            retry_exceptions=False,
-            name="evalkit-attempt",
-        )
+        remote = self._remote_call()
         job_ref = ray.put(job)
         queue = list(items)
         queue.reverse()  # pop() from the end takes them in plan order
@@ -128,6 +122,33 @@ class RayExecutor:
         except BaseException:
             self._cancel(list(in_flight))
             raise
+
+    def _remote_call(self) -> Any:
+        if self._remote is None:
+            self._remote = self._ray.remote(_call).options(
+                num_cpus=0,
+                resources={SANDBOX_RESOURCE: 1},
+                max_retries=NODE_RETRIES,
+                retry_exceptions=False,
+                name="evalkit-job",
+            )
+        return self._remote
+
+    def call(self, job: Callable[[Item], Result], item: Item) -> Result:
+        """`job(item)` on a node, waited for; what escaped it is a `NodeFailure` of one line."""
+        ray = self._ray
+        ref = self._remote_call().remote(job, item)
+        while not ray.wait([ref], timeout=WAIT_S)[0]:
+            if self._stopped.is_set():
+                self._cancel([ref])
+                raise NodeFailure("cancelled")
+        try:
+            return ray.get(ref)
+        except Exception as exc:
+            raise NodeFailure(one_line_of(exc)) from None
+
+    def stop_calls(self) -> None:
+        self._stopped.set()
 
     def _cancel(self, refs: list[Any]) -> None:
         """Cancel attempts in flight: gently first (their containers are removed on the way out),
