@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 EVALKIT := $(VENV)/bin/evalkit
 
-.PHONY: setup venv engine base-image browser llama ray demo demo-llm validate test test-unit lint bench clean
+.PHONY: setup venv engine base-image browser llama ray registry demo demo-llm validate test test-unit lint bench clean
 
 setup: venv engine base-image
 
@@ -20,6 +20,12 @@ ray: $(VENV)/.ray-installed
 $(VENV)/.ray-installed: $(VENV)/.installed
 	$(VENV)/bin/pip install --quiet -e '.[dev,ray]'
 	touch $@
+
+# A real image registry (the CNCF distribution registry, Debian's docker-registry) for the test of
+# --registry: the driver pushes a task's image, a cluster node with an empty engine pulls it.
+registry:
+	@command -v docker-registry >/dev/null || { apt-get install -y -qq docker-registry >/dev/null || \
+	  { apt-get update -qq && apt-get install -y -qq docker-registry >/dev/null; }; }
 
 engine: venv
 	@VENV=$(VENV) bash scripts/ensure-docker.sh
@@ -67,7 +73,7 @@ demo-llm: setup llama
 validate: setup
 	$(EVALKIT) tasks validate tasks/demo
 
-test: setup browser llama ray
+test: setup browser llama ray registry
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest
 

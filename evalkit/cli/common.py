@@ -109,6 +109,29 @@ RayAddressOption = Annotated[
 ]
 
 
+def registry_option(value: str | None) -> str | None:
+    """Typer callback for `--registry`: a malformed one stops the command at once (one line, exit 2)."""
+    from evalkit.sandbox.registry_images import check_registry
+
+    return check_registry(value)
+
+
+RegistryOption = Annotated[
+    str | None,
+    typer.Option(
+        "--registry",
+        callback=registry_option,
+        help="With --executor ray: push each task's image to HOST[:PORT][/PREFIX] and let nodes pull it "
+        "(default: nodes build what they lack from the same recipes).",
+    ),
+]
+
+
+def check_registry_use(registry: str | None, executor: str) -> None:
+    if registry is not None and executor == "local":
+        raise EvalkitError(f"--registry {registry}: images go through a registry for --executor ray only")
+
+
 def given_options(ctx: typer.Context) -> set[str]:
     """The parameters of the running command typed on the command line (not left to defaults)."""
     sources = {name: ctx.get_parameter_source(name) for name in ctx.params}

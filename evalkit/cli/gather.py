@@ -11,9 +11,11 @@ from rich.markup import escape
 from evalkit.cli.common import (
     ExecutorOption,
     RayAddressOption,
+    RegistryOption,
     _interrupted,
     _open_backend,
     app,
+    check_registry_use,
     console,
     err_console,
     new_run_id,
@@ -62,6 +64,7 @@ def gather_command(
     ] = False,
     executor_name: ExecutorOption = DEFAULT_EXECUTOR,
     ray_address: RayAddressOption = None,
+    registry: RegistryOption = None,
 ) -> None:
     """Mine a repository's history for validated short-prompt, large-diff tasks."""
     from rich.table import Table
@@ -99,11 +102,12 @@ def gather_command(
         max_ids_per_test=max_ids_per_test,
         keep_underspecified=keep_underspecified,
     )
+    check_registry_use(registry, executor_name)
     executor = open_executor(executor_name, ray_address)
     backend = _open_backend(new_run_id())
     try:
         with GatherDisplay(err_console, concurrency) as display:
-            report = gather(repo, out, options, backend, display, executor)
+            report = gather(repo, out, options, backend, display, executor, registry=registry)
     except KeyboardInterrupt:
         raise _interrupted(backend, "every decided commit is kept; run the same command again to continue") from None
     finally:

@@ -17,11 +17,13 @@ from evalkit.cli.common import (
     BackendOption,
     ExecutorOption,
     RayAddressOption,
+    RegistryOption,
     _interrupted,
     _load,
     _open_backend,
     _strict_env,
     app,
+    check_registry_use,
     console,
     err_console,
     given_options,
@@ -145,6 +147,7 @@ def run(
     pool: Annotated[bool, typer.Option("--pool/--no-pool", help=POOL_HELP)] = True,
     executor_name: ExecutorOption = DEFAULT_EXECUTOR,
     ray_address: RayAddressOption = None,
+    registry: RegistryOption = None,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
     from evalkit.agent.registry import check_agent
@@ -168,6 +171,7 @@ def run(
         suite, list(dict.fromkeys(model or [])), samples, task, limit,
         LimitOverrides(max_turns, max_tokens, wall_time, command_timeout), config, skip_invalid, strict_env,
         retry_errors, agent=check_agent(agent), backend=backend_name, executor=executor_name, ray_address=ray_address,
+        registry=registry,
     )  # fmt: skip
     args = resume_args(asked, given_options(ctx), store.read_manifest(), store.dir)
     suite, samples, config = args.suite, args.samples, args.config
@@ -207,6 +211,7 @@ def run(
     for spec in specs:
         spec.api_key()  # a missing key or header variable stops the run before its folder exists
         spec.header_values()
+    check_registry_use(args.registry, args.executor)
     executor = open_executor(args.executor, args.ray_address)  # Ray missing: one line before anything is written
     if check_endpoints:  # resumed models too: before anything is written
         _preflight([*specs, *([judge_client.spec] if judge_client else [])])
@@ -240,6 +245,7 @@ def run(
                 pool=pool,
                 executor=executor,
                 backend_name=args.backend,
+                registry=args.registry,
             )
     except KeyboardInterrupt:
         resume = resume_command(run_id, out, *(["--retry-errors"] if retry_errors else []))

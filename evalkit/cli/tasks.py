@@ -19,11 +19,13 @@ from evalkit.cli.common import (
     BackendOption,
     ExecutorOption,
     RayAddressOption,
+    RegistryOption,
     _interrupted,
     _load,
     _open_backend,
     _progress,
     _strict_env,
+    check_registry_use,
     console,
     err_console,
     new_run_id,
@@ -123,23 +125,25 @@ def tasks_validate(
     strict_env: Annotated[bool, typer.Option("--strict-env", help=STRICT_ENV_HELP)] = False,
     executor_name: ExecutorOption = DEFAULT_EXECUTOR,
     ray_address: RayAddressOption = None,
+    registry: RegistryOption = None,
 ) -> None:
     """Check every task: the reference patch must resolve it every time, the empty patch never."""
     from evalkit.files import write_atomic
     from evalkit.runs.executor_registry import open_executor
     from evalkit.runs.node_validation import NodeValidation
-    from evalkit.runs.task_payload import TaskPayload
+    from evalkit.runs.task_payload import TaskPayload, travelling
     from evalkit.sandbox.pool import POOL_SLACK
     from evalkit.verify.health import failed_health, validate_task, validation_sandboxes
 
     loaded = _load(suite, skip_invalid, "validate")
     selected = _strict_env(loaded.select(task), strict_env)
+    check_registry_use(registry, executor_name)
     executor = open_executor(executor_name, ray_address)
     backend = _open_backend(new_run_id(), backend_name)
     rows: dict[str, TaskHealth] = {}
     try:
         if executor.remote:  # each task on a node of the cluster, its workspace built here
-            items: list = [TaskPayload.pack(t, backend.workspace(t)) for t in selected]
+            items: list = [travelling(t, backend, registry) for t in selected]
             job = NodeValidation(backend.run_id, backend_name, runs)
         else:
             items, job = selected, (lambda t: validate_task(t, backend, runs))

@@ -47,7 +47,7 @@ from evalkit.models.client import ChatClient
 from evalkit.runs.executor import Executor, NodeFailure
 from evalkit.runs.fan_out import fan_out
 from evalkit.runs.local_executor import LocalExecutor
-from evalkit.runs.task_payload import TaskPayload
+from evalkit.runs.task_payload import travelling
 from evalkit.sandbox.backend import SandboxBackend
 from evalkit.sandbox.registry import DEFAULT_BACKEND
 from evalkit.sandbox.workspace import cached_clone
@@ -233,6 +233,7 @@ def gather(
     display: GatherDisplay | None = None,
     executor: Executor | None = None,
     backend_name: str = DEFAULT_BACKEND,
+    registry: str | None = None,
 ) -> GatherReport:
     """Gather into `out`, continuing from the decisions already journaled there; candidates'
     tests run on `executor` (None: here, on `backend`)."""
@@ -275,7 +276,7 @@ def gather(
         commit = work.candidate.commit  # not the commit's fault: left undecided, the next gather tries it again
         display.undecided(commit.sha, _subject(commit), str(error))
 
-    run_tests = _tests_runner(options, backend, executor or LocalExecutor(), backend_name)
+    run_tests = _tests_runner(options, backend, executor or LocalExecutor(), backend_name, registry)
     started = time.monotonic()
     stop = executor.stop_calls if executor is not None else None
     fan_out(
@@ -289,7 +290,7 @@ def gather(
 
 
 def _tests_runner(
-    options: GatherOptions, backend: SandboxBackend, executor: Executor, backend_name: str
+    options: GatherOptions, backend: SandboxBackend, executor: Executor, backend_name: str, registry: str | None
 ) -> TestsRunner:
     """How a candidate's tests run: here on `backend`, or on a node of the executor's cluster."""
     if not executor.remote:
@@ -300,7 +301,7 @@ def _tests_runner(
         backend.run_id, backend_name, options.runs, options.max_pass_to_pass, options.max_ids_per_test
     )
     return lambda task, neighbours: executor.call(
-        check, CandidateOnNode(TaskPayload.pack(task, backend.workspace(task)), neighbours)
+        check, CandidateOnNode(travelling(task, backend, registry), neighbours)
     )
 
 

@@ -41,6 +41,8 @@ def node_backend(backend_name: str, run_id: str, payload: TaskPayload) -> Iterat
     try:
         task = payload.landed()
         backend.adopt_workspace(task, payload.workspace)
+        if payload.image is not None and payload.registry is not None:
+            backend.adopt_image(task, payload.image, payload.registry)
         yield backend, task
     finally:
         backend.close()

@@ -38,7 +38,7 @@ from evalkit.runs.limits import LimitOverrides
 from evalkit.runs.local_executor import LocalExecutor
 from evalkit.runs.node_attempt import BuiltinEndpoint, NodeAttempt, NodeJob
 from evalkit.runs.store import RunManifest, RunOptions, RunStore
-from evalkit.runs.task_payload import TaskPayload
+from evalkit.runs.task_payload import TaskPayload, travelling
 from evalkit.sandbox.engine_watch import DEFAULT_WAIT_S, EngineUnavailable
 from evalkit.sandbox.pool import POOL_SLACK
 from evalkit.sandbox.protocol import SandboxBackend
@@ -168,12 +168,14 @@ def execute(
     pool: bool = True,
     executor: Executor | None = None,
     backend_name: str = DEFAULT_BACKEND,
+    registry: str | None = None,
 ) -> None:
     """Run the plan on `executor` (None: the local thread pool); each record is appended to the
     store (after its trajectory, when the attempt ran on a cluster node), then handed to
     `on_record` (or, when the attempt will run again because the engine went away under it, to
     `on_retry`). With `pool` the backend is told the plan's sandboxes, to make
-    `concurrency + POOL_SLACK` of them ahead."""
+    `concurrency + POOL_SLACK` of them ahead. With `registry` (a cluster run) each task's
+    image is pushed there for the nodes to pull."""
     runner = executor or LocalExecutor()
     engine_retries: Counter[tuple[str, str, int]] = Counter()
 
@@ -203,7 +205,7 @@ def execute(
                 payloads: dict[str, TaskPayload] = {}  # one per task, shared by its attempts
                 for key in plan:
                     if key.task.id not in payloads:
-                        payloads[key.task.id] = TaskPayload.pack(key.task, backend.workspace(key.task))
+                        payloads[key.task.id] = travelling(key.task, backend, registry)
                 items = [NodeAttempt(payloads[key.task.id], key.model, key.sample) for key in plan]
                 runner.run(
                     items,

@@ -58,6 +58,7 @@ class RunArgs:
     backend: str = DEFAULT_BACKEND  # may change between sessions of a run (the attempts do not depend on it)
     executor: str = DEFAULT_EXECUTOR  # likewise: a run started on a cluster may finish on this machine
     ray_address: str | None = None
+    registry: str | None = None
 
 
 def option(name: str) -> str:
@@ -120,6 +121,7 @@ def resume_args(asked: RunArgs, given: set[str], manifest: RunManifest | None, r
         backend=asked.backend if "backend_name" in given else manifest.options.backend,
         executor=asked.executor if "executor_name" in given else manifest.options.executor,
         ray_address=asked.ray_address if {"executor_name", "ray_address"} & given else manifest.options.ray_address,
+        registry=asked.registry if {"executor_name", "registry"} & given else manifest.options.registry,
     )
 
 
@@ -184,4 +186,5 @@ def run_options(args: RunArgs, selected_ids: list[str]) -> RunOptions:
         backend=args.backend,
         executor=args.executor,
         ray_address=args.ray_address,
+        registry=args.registry,
     )

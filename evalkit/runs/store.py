@@ -34,6 +34,7 @@ class RunOptions(BaseModel):
     backend: str = "docker"  # --backend of the last session; `evalkit run --run-id X` alone uses it again
     executor: str = "local"  # --executor of the last session, likewise
     ray_address: str | None = None  # --ray-address of the last session (--executor ray)
+    registry: str | None = None  # --registry of the last session (--executor ray)
 
 
 class RunManifest(BaseModel):

@@ -14,6 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalkit.sandbox.protocol import SandboxBackend
 from evalkit.sandbox.workspace import Workspace, default_repo_cache
 from evalkit.tasks.model import Task
 
@@ -23,12 +24,17 @@ class TaskPayload:
     task: Task
     workspace: Workspace
     recipe: bytes | None = None  # the task's recipe folder, packed (None: a recipe of evalkit or an image ref)
+    image: str | None = None  # with --registry: the task's image tag, pushed there by the driver
+    registry: str | None = None
 
     @classmethod
-    def pack(cls, task: Task, workspace: Workspace) -> TaskPayload:
+    def pack(
+        cls, task: Task, workspace: Workspace, image: str | None = None, registry: str | None = None
+    ) -> TaskPayload:
+        """`task` ready to travel; with `registry`, its image is `image` there (the recipe stays home)."""
         folder = Path(task.image)
-        if not (folder.is_absolute() and (folder / "Dockerfile").is_file()):
-            return cls(task, workspace)
+        if registry is not None or not (folder.is_absolute() and (folder / "Dockerfile").is_file()):
+            return cls(task, workspace, image=image, registry=registry)
         buf = io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w") as tar:
             tar.add(folder, arcname=folder.name)
@@ -54,3 +60,10 @@ class TaskPayload:
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
         return self.task.model_copy(update={"image": str(target / name)})
+
+
+def travelling(task: Task, backend: SandboxBackend, registry: str | None) -> TaskPayload:
+    """`task` packed for a node by the driver's `backend`: its workspace, and its recipe folder or
+    (with `registry`) its image, pushed there."""
+    image = backend.publish_image(task, registry) if registry is not None else None
+    return TaskPayload.pack(task, backend.workspace(task), image, registry)

@@ -19,10 +19,11 @@ from evalkit.sandbox.docker_sandbox import DockerSandbox, SandboxSpec
 from evalkit.sandbox.egress import Egress, ProxyRoute
 from evalkit.sandbox.engine_watch import EngineWatch
 from evalkit.sandbox.env_choice import TaskEnvironment, task_environment
-from evalkit.sandbox.images import resolve_image
+from evalkit.sandbox.images import image_exists, resolve_image
 from evalkit.sandbox.pool import SandboxPool
 from evalkit.sandbox.protocol import SandboxBackend, SandboxRequest
 from evalkit.sandbox.proxy_net import host_gateway
+from evalkit.sandbox.registry_images import pull_image, push_image
 from evalkit.sandbox.task_env import environment_image
 from evalkit.sandbox.workspace import Workspace, build_workspace, default_repo_cache
 from evalkit.tasks.model import Task
@@ -106,16 +107,38 @@ class DockerBackend:
             log(f"removed {counted(len(swept), 'container')} left by dead evalkit runs")
         return cls(client, run_id, log=log)
 
+    def _image_key(self, task: Task) -> str:
+        env = task_environment(task)
+        return f"{env.spec.repo} {env.spec.version} {env.setup_commit}" if env else task.image
+
+    def publish_image(self, task: Task, registry: str) -> str:
+        """The task's image, resolved (built when missing) and pushed to `registry` once per run;
+        its tag, for nodes to pull."""
+        tag = self.image(task)
+        key = f"pushed {tag} to {registry}"
+        with self._build_lock:
+            if key not in self._images:
+                push_image(self.client, tag, registry)
+                self._images[key] = tag
+        return tag
+
+    def adopt_image(self, task: Task, tag: str, registry: str) -> None:
+        """Use `tag` as the task's image; pulled from `registry` when this engine lacks it."""
+        with self._build_lock:
+            if not image_exists(self.client, tag):
+                pull_image(self.client, tag, registry)
+        with self._lock:
+            self._images[self._image_key(task)] = tag
+
     def image(self, task: Task) -> str:
         """The task's image: its SWE-bench environment (built once per version), else its `image`.
         A build that failed is not tried again in this run: its error stands for every task of it.
         While an image builds, tasks whose image is known go on (gather validates side by side)."""
-        env = task_environment(task)
-        key = f"{env.spec.repo} {env.spec.version} {env.setup_commit}" if env else task.image
+        key = self._image_key(task)
         with self._lock:
             found = self._images.get(key)
         if found is None:
-            found = self._build(key, task, env)
+            found = self._build(key, task, task_environment(task))
         if isinstance(found, SandboxError):
             raise found
         return found

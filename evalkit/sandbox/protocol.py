@@ -144,6 +144,14 @@ class SandboxBackend(Protocol):
         kept for the run (scoring reads the base files from it instead of building it again)."""
         ...
 
+    def publish_image(self, task: Task, registry: str) -> str:
+        """The task's image tag, its image pushed to `registry` (for cluster nodes to pull)."""
+        ...
+
+    def adopt_image(self, task: Task, tag: str, registry: str) -> None:
+        """Use image `tag` for `task` instead of resolving its `image`; pulled from `registry` if missing."""
+        ...
+
     def adopt_workspace(self, task: Task, workspace: Workspace) -> None:
         """Use `workspace` for `task` instead of building it: one built elsewhere (by the driver of
         a cluster run, which has the suite and the repository) travelled with the attempt."""
