@@ -54,8 +54,9 @@ def serve_registry(config: Path, storage: Path, port: int, netns_of: int | None 
         probe = ["nsenter", f"--net=/proc/{netns_of}/ns/net", *probe]
     deadline = time.monotonic() + 30
     while subprocess.run(probe, capture_output=True).returncode != 0:
-        assert process.poll() is None, "docker-registry exited"
-        assert time.monotonic() < deadline, "docker-registry did not answer"
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise AssertionError(f"docker-registry on 127.0.0.1:{port} did not answer")
         time.sleep(0.2)
     return process
 
