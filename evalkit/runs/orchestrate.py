@@ -32,7 +32,7 @@ from evalkit.models.endpoint import ModelSpec
 from evalkit.models.server import ModelServer
 from evalkit.records import AttemptRecord, StopReason, utc_now
 from evalkit.runs.attempt import AttemptKey, AttemptOutcome, attempt_sandboxes, run_attempt
-from evalkit.runs.executor import Executor
+from evalkit.runs.executor import Executor, NodeFailure
 from evalkit.runs.folders import resume_command
 from evalkit.runs.limits import LimitOverrides
 from evalkit.runs.local_executor import LocalExecutor
@@ -143,7 +143,7 @@ def error_record(key: AttemptKey, run_id: str, error: BaseException, duration_s:
         sample=key.sample,
         resolved=False,
         stop_reason=StopReason.SANDBOX_ERROR,
-        error=f"{type(error).__name__}: {error}"[:500],
+        error=(str(error) if isinstance(error, NodeFailure) else f"{type(error).__name__}: {error}")[:500],
         duration_s=round(duration_s, 3),
         finished_at=utc_now(),
     )
