@@ -212,7 +212,8 @@ def backend_open_s(times: int) -> float:
 def print_throughput(runs: list[Run], n_tasks: int, repeats: int) -> None:
     print(f"\n1. Tasks per minute, `evalkit run --model oracle` on {n_tasks} tasks (medians of {repeats} run(s))")
     print(
-        f"{'setting':26} {'wall s':>7} {'tasks/min':>10} {'nodes used':>10} {'first row s':>12} {'outside/attempt':>16}"
+        f"{'setting':26} {'wall s':>7} {'tasks/min':>10} {'nodes used':>10} {'attempt s':>10} {'first row s':>12}"
+        f" {'outside/attempt':>16}"
     )
     labels = list(dict.fromkeys(r.label for r in runs))
     rate = {}
@@ -222,7 +223,8 @@ def print_throughput(runs: list[Run], n_tasks: int, repeats: int) -> None:
         outside = f"{median(r.outside_s() for r in group):13.2f} s" if " c1" in label or "1 node" in label else ""
         print(
             f"{label:26} {median(r.wall_s for r in group):7.1f} {rate[label]:10.1f}"
-            f" {max(r.nodes for r in group) or '-':>10} {median(r.first_s for r in group):10.1f} s {outside:>16}"
+            f" {max(r.nodes for r in group) or '-':>10} {median(d for r in group for d in r.durations):8.2f} s"
+            f" {median(r.first_s for r in group):10.1f} s {outside:>16}"
         )
     ray1, ray2 = rate["ray 1 node x 1 sandbox"], rate["ray 2 nodes x 1 sandbox"]
     local1, local2 = rate["local c1"], rate["local c2"]
@@ -230,7 +232,8 @@ def print_throughput(runs: list[Run], n_tasks: int, repeats: int) -> None:
     print(f"ratio local c2 / c1 (same cores):  {local2 / local1:.2f}x")
     print(f"ratio ray 1 node / local c1:       {ray1 / local1:.2f}x;  ray 2 nodes / local c2: {ray2 / local2:.2f}x")
     print(f"ratio ray 1 node / local c1 no pool: {ray1 / rate['local c1 no pool']:.2f}x  (a Ray node has no pool)")
-    print("(wall = the `evalkit run` process, start-up, Ray connect and scoring included; first row = from launch")
+    print("(wall = the `evalkit run` process, start-up, Ray connect and scoring included; attempt = a row's")
+    print(" duration_s, median over every attempt of the setting; first row = from launch")
     print(" to the first row less its attempt's duration_s (start-up, cold Ray worker; rows' clock has 1 s steps);")
     print(" outside/attempt = (wall - sum of the rows' duration_s) / attempts, one attempt at a time)")
 
