@@ -83,7 +83,7 @@ test-unit: venv
 lint: venv
 	$(VENV)/bin/ruff check .
 
-bench: setup
+bench: setup ray
 	$(VENV)/bin/python benchmarks/sandbox_exec.py
 	$(VENV)/bin/python benchmarks/sandbox_handover.py
 	$(VENV)/bin/python benchmarks/run_overhead.py
@@ -92,6 +92,7 @@ bench: setup
 	$(VENV)/bin/python benchmarks/cli_startup.py
 	$(VENV)/bin/python benchmarks/proxy_overhead.py
 	$(VENV)/bin/python benchmarks/agent_startup.py
+	$(VENV)/bin/python benchmarks/ray_throughput.py
 
 clean:  # containers of dead evalkit processes only: runs in progress keep theirs
 	-$(EVALKIT) sandbox prune
