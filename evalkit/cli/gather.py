@@ -113,6 +113,8 @@ def gather_command(
     finally:
         backend.close()
         executor.close()
+    for line in executor.notes():  # a cluster's nodes left out, and why
+        err_console.print(f"[yellow]warning[/] {escape(line)}", soft_wrap=True)
     accepted = Table(
         title=f"{counted(len(report.accepted), 'task')} gathered from {report.repo} "
         f"({counted(report.scanned, 'commit')} scanned)"

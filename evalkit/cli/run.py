@@ -253,6 +253,8 @@ def run(
     finally:
         backend.close()
         executor.close()
+    for line in executor.notes():  # a cluster's nodes left out, and why
+        err_console.print(f"[yellow]warning[/] {escape(line)}", soft_wrap=True)
     summary = _score_and_show(
         store,
         {t.id: t for t in loaded.tasks},

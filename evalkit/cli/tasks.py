@@ -170,6 +170,8 @@ def tasks_validate(
     finally:
         backend.close()
         executor.close()
+    for line in executor.notes():  # a cluster's nodes left out, and why
+        err_console.print(f"[yellow]warning[/] {escape(line)}", soft_wrap=True)
     ordered = [rows[t.id] for t in selected]
     payload = json.dumps([r.model_dump(mode="json") for r in ordered], indent=2)
     if json_out == "-":

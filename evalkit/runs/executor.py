@@ -31,6 +31,10 @@ class Executor(Protocol):
         """Detach (a cluster stays up for other runs)."""
         ...
 
+    def notes(self) -> list[str]:
+        """Lines for the user once the work is done (a cluster's nodes left out, and why)."""
+        ...
+
     def run(
         self,
         items: Iterable[Item],

@@ -22,6 +22,9 @@ class LocalExecutor:
     def close(self) -> None:
         pass
 
+    def notes(self) -> list[str]:
+        return []
+
     @staticmethod
     def call(job: Callable[[Item], Result], item: Item) -> Result:
         return job(item)

@@ -27,7 +27,7 @@ from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
 from evalkit.runs.attempt import AttemptKey, AttemptOutcome, run_attempt
 from evalkit.runs.limits import LimitOverrides
-from evalkit.runs.node_backend import NodeError, node_backend, node_name
+from evalkit.runs.node_backend import node_backend, node_error, node_name
 from evalkit.runs.store import RunStore
 from evalkit.runs.task_payload import TaskPayload
 
@@ -80,7 +80,7 @@ class NodeJob:
                     api_key=builtin.token if builtin else None,
                 )
             except Exception as exc:  # a key or header variable not set on this node
-                raise NodeError(f"node {node}: {exc}") from None
+                raise node_error(exc) from None
             with closing(client), RunProxy(backend) as proxy, tempfile.TemporaryDirectory() as tmp:
                 agent = make_agent(self.agent, spec, client, self.output_limit, proxy)
                 if agent.layer is not None:

@@ -18,17 +18,35 @@ from evalkit.tasks.model import Task
 
 
 class NodeError(Exception):
-    """A job a node could not start (its engine, its environment): one line naming the node."""
+    """A job a node could not start (its engine, its environment): one line naming the node.
+    `node_id` (the cluster's id of the node, when known) lets the executor leave the node out."""
+
+    def __init__(self, message: str, node_id: str | None = None) -> None:
+        super().__init__(message)
+        self.node_id = node_id
+
+    def __reduce__(self) -> tuple:  # raised on a node, rebuilt on the driver
+        return (NodeError, (str(self), self.node_id))
+
+
+def node_error(reason: object) -> NodeError:
+    """`reason` as this node's one line."""
+    return NodeError(f"node {node_name()}: {reason}", _ray_node_id())
+
+
+def _ray_node_id() -> str | None:
+    ray = sys.modules.get("ray")
+    if ray is None or not ray.is_initialized():
+        return None
+    return ray.get_runtime_context().get_node_id()
 
 
 def node_name() -> str:
     """This node as rows name it: the host, and Ray's node id when a Ray worker runs the job
     (several nodes may share a host, as in tests)."""
     host = socket.gethostname()
-    ray = sys.modules.get("ray")  # imported by the worker that runs us; never imported here
-    if ray is None or not ray.is_initialized():
-        return host
-    return f"{host}/{ray.get_runtime_context().get_node_id()[:12]}"
+    node_id = _ray_node_id()  # Ray is imported by the worker that runs us; never imported here
+    return host if node_id is None else f"{host}/{node_id[:12]}"
 
 
 @contextmanager
@@ -37,7 +55,7 @@ def node_backend(backend_name: str, run_id: str, payload: TaskPayload) -> Iterat
     try:
         backend = open_backend(backend_name, run_id)
     except Exception as exc:
-        raise NodeError(f"node {node_name()}: {exc}") from None
+        raise node_error(exc) from None
     try:
         task = payload.landed()
         backend.adopt_workspace(task, payload.workspace)

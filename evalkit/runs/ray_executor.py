@@ -18,16 +18,19 @@ import contextlib
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from evalkit.errors import EvalkitError
 from evalkit.runs.executor import NodeFailure
+from evalkit.runs.node_backend import NodeError
 from evalkit.sandbox.protocol import SandboxBackend
 
 INSTALL_HINT = "pip install 'evalkit[ray]'"
 SANDBOX_RESOURCE = "sandbox"
-NODE_RETRIES = 2  # runs again of one attempt whose node (or worker process) died under it
+NODE_RETRIES = 2  # runs again of one attempt whose node died under it, or could not start it
+NODE_ID_LABEL = "ray.io/node-id"  # the label every Ray node carries
 CANCEL_GRACE_S = 20.0  # after Ctrl-C: how long cancelled attempts get to remove their containers
 WAIT_S = 0.25
 
@@ -49,6 +52,8 @@ class RayExecutor:
         self.address = address
         self._stopped = threading.Event()
         self._remote: Any = None
+        self._lock = threading.Lock()
+        self._left_out: dict[str, str] = {}  # Ray node id → the one line that made it left out
 
     @classmethod
     def connect(cls, address: str | None) -> RayExecutor:
@@ -98,54 +103,85 @@ class RayExecutor:
         """Run `job` on every item as Ray tasks, at most `concurrency` submitted at a time; report
         each as it ends, and submit it again when the report returns True (fan_out's contract)."""
         ray = self._ray
-        remote = self._remote_call()
         job_ref = ray.put(job)
-        queue = list(items)
+        queue = list(enumerate(items))
         queue.reverse()  # pop() from the end takes them in plan order
-        in_flight: dict[Any, Item] = {}
+        in_flight: dict[Any, tuple[int, Item]] = {}
+        moved: Counter[int] = Counter()  # runs of an item sent elsewhere because its node could not start it
         try:
             while queue or in_flight:
                 while queue and len(in_flight) < max(1, concurrency):
-                    item = queue.pop()
-                    in_flight[remote.remote(job_ref, item)] = item
+                    number, item = queue.pop()
+                    in_flight[self._submit(job_ref, item)] = (number, item)
                 ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=WAIT_S)
                 for ref in ready:
-                    item = in_flight.pop(ref)
+                    number, item = in_flight.pop(ref)
                     try:
                         result = ray.get(ref)
                     except Exception as exc:  # a node's one line, a dead node past its retries, an unpicklable item
+                        if moved[number] < NODE_RETRIES and self._leave_out(exc):
+                            moved[number] += 1
+                            queue.append((number, item))
+                            continue
                         again = on_error(item, NodeFailure(one_line_of(exc)))
                     else:
                         again = on_result(item, result)
                     if again:
-                        queue.append(item)
+                        queue.append((number, item))
         except BaseException:
             self._cancel(list(in_flight))
             raise
 
-    def _remote_call(self) -> Any:
+    def _submit(self, job: Any, item: Any) -> Any:
+        """One Ray task of `job` on `item`, kept off the nodes left out."""
         if self._remote is None:
-            self._remote = self._ray.remote(_call).options(
-                num_cpus=0,
-                resources={SANDBOX_RESOURCE: 1},
-                max_retries=NODE_RETRIES,
-                retry_exceptions=False,
-                name="evalkit-job",
-            )
-        return self._remote
+            self._remote = self._ray.remote(_call)
+        options: dict[str, Any] = {
+            "num_cpus": 0,
+            "resources": {SANDBOX_RESOURCE: 1},
+            "max_retries": NODE_RETRIES,
+            "retry_exceptions": False,
+            "name": "evalkit-job",
+        }
+        with self._lock:
+            left_out = sorted(self._left_out)
+        if left_out:
+            options["label_selector"] = {NODE_ID_LABEL: f"!in({','.join(left_out)})"}
+        return self._remote.options(**options).remote(job, item)
+
+    def _leave_out(self, error: BaseException) -> bool:
+        """Whether `error` is a node saying it cannot start jobs (no engine, a key not set there):
+        then no job goes there again in this run, and the job runs elsewhere if a node is left."""
+        cause = getattr(error, "cause", None)
+        if not isinstance(cause, NodeError) or cause.node_id is None:
+            return False
+        with self._lock:
+            self._left_out[cause.node_id] = str(cause)
+            left_out = set(self._left_out)
+        alive = [n for n in self._ray.nodes() if n.get("Alive") and n.get("NodeID") not in left_out]
+        return any(n.get("Resources", {}).get(SANDBOX_RESOURCE, 0) >= 1 for n in alive)
+
+    def notes(self) -> list[str]:
+        """What the user should hear after the run: the nodes left out, and why."""
+        with self._lock:
+            return [f"left out of this run: {reason}" for reason in self._left_out.values()]
 
     def call(self, job: Callable[[Item], Result], item: Item) -> Result:
         """`job(item)` on a node, waited for; what escaped it is a `NodeFailure` of one line."""
         ray = self._ray
-        ref = self._remote_call().remote(job, item)
-        while not ray.wait([ref], timeout=WAIT_S)[0]:
-            if self._stopped.is_set():
-                self._cancel([ref])
-                raise NodeFailure("cancelled")
-        try:
-            return ray.get(ref)
-        except Exception as exc:
-            raise NodeFailure(one_line_of(exc)) from None
+        for moves in range(NODE_RETRIES + 1):
+            ref = self._submit(job, item)
+            while not ray.wait([ref], timeout=WAIT_S)[0]:
+                if self._stopped.is_set():
+                    self._cancel([ref])
+                    raise NodeFailure("cancelled")
+            try:
+                return ray.get(ref)
+            except Exception as exc:
+                if moves < NODE_RETRIES and self._leave_out(exc):
+                    continue
+                raise NodeFailure(one_line_of(exc)) from None
+        raise AssertionError("unreachable")
 
     def stop_calls(self) -> None:
         self._stopped.set()

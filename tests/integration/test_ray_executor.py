@@ -269,9 +269,11 @@ def test_a_killed_driver_resumes_from_its_run_id_alone(ray_cluster, docker_engin
     assert_nothing_left(docker_engine, "resumed")
 
 
-def test_a_node_without_an_engine_ends_its_attempt_as_one_line_naming_it(ray_cluster, tmp_path):
+def test_a_node_without_an_engine_is_left_out_and_its_attempt_runs_elsewhere(ray_cluster, tmp_path):
     """A third node whose DOCKER_HOST points nowhere: three attempts at once, one sandbox a node,
-    so one lands there and ends as a sandbox_error naming that node; the other two resolve."""
+    so one lands there; the node says in one line that it has no engine, is left out of the run,
+    and that attempt runs on a node that has one: every attempt resolves, the run says which
+    node it left out and why."""
     third = ray_cluster.cluster.add_node(
         **NODE_MEMORY, resources={"sandbox": 1, "node3": 1}, env_vars={"DOCKER_HOST": "unix:///nonexistent.sock"}
     )
@@ -282,15 +284,12 @@ def test_a_node_without_an_engine_ends_its_attempt_as_one_line_naming_it(ray_clu
     finally:
         ray_cluster.cluster.remove_node(third)
     rows = rows_of(tmp_path / "engineless")
-    assert len(rows) == 3, (result.stdout + result.stderr)[-3000:]
-    failed = [r for r in rows if not r["resolved"]]
-    assert len(failed) == 1, rows
-    (row,) = failed
-    assert row["stop_reason"] == "sandbox_error"
-    assert "\n" not in row["error"], row["error"]
-    assert row["error"].startswith(f"node {ray_cluster.name_of(third)}: no Docker engine answers"), row["error"]
-    assert {r["node"] for r in rows if r["resolved"]} == ray_cluster.both
-    assert result.returncode == 3 and "Traceback" not in result.stdout + result.stderr
+    assert len(rows) == len(keyed(rows)) == 3, (result.stdout + result.stderr)[-3000:]
+    assert all(r["resolved"] for r in rows), rows
+    assert {r["node"] for r in rows} <= ray_cluster.both  # none on the node without an engine
+    said = " ".join((result.stdout + result.stderr).split())
+    assert f"left out of this run: node {ray_cluster.name_of(third)}: no Docker engine answers" in said, said[-2000:]
+    assert result.returncode == 0 and "Traceback" not in result.stdout + result.stderr
 
 
 def test_a_node_killed_mid_attempt_loses_no_attempt_and_leaves_no_container(ray_cluster, docker_engine, tmp_path):
