@@ -30,6 +30,7 @@ from evalkit.sandbox.registry import BACKENDS, DEFAULT_BACKEND, check_backend_na
 if TYPE_CHECKING:
     from rich.progress import Progress
 
+    from evalkit.runs.executor import Executor
     from evalkit.sandbox.protocol import SandboxBackend
     from evalkit.tasks import Suite
     from evalkit.tasks.model import Task
@@ -125,6 +126,11 @@ RegistryOption = Annotated[
         "(default: nodes build what they lack from the same recipes).",
     ),
 ]
+
+
+def concurrency_for(executor: Executor, concurrency: int, given: bool) -> int:
+    """`--concurrency` as typed, else what the executor holds at once (a cluster's sandboxes)."""
+    return concurrency if given else max(1, executor.slots() or concurrency)
 
 
 def check_registry_use(registry: str | None, executor: str) -> None:

@@ -24,6 +24,7 @@ from evalkit.cli.common import (
     _strict_env,
     app,
     check_registry_use,
+    concurrency_for,
     console,
     err_console,
     given_options,
@@ -63,7 +64,9 @@ def run(
     ] = None,
     suite: Annotated[Path, typer.Option(help="Suite folder or .jsonl (resuming: the run's).")] = Path("tasks/demo"),
     samples: Annotated[int, typer.Option(min=1, help="Attempts per task and model (resuming: the run's).")] = 1,
-    concurrency: Annotated[int, typer.Option(min=1, help="Attempts at once.")] = 2,
+    concurrency: Annotated[
+        int, typer.Option(min=1, help="Attempts at once (default 2; --executor ray: the cluster's sandboxes).")
+    ] = 2,
     run_id: Annotated[
         str | None,
         typer.Option(
@@ -233,7 +236,7 @@ def run(
                 loaded.tasks,
                 backend,
                 store,
-                concurrency=concurrency,
+                concurrency=concurrency_for(executor, concurrency, "concurrency" in given_options(ctx)),
                 overrides=overrides,
                 output_limit=DEFAULT_OUTPUT_LIMIT,
                 on_record=display.add,

@@ -26,8 +26,10 @@ from evalkit.cli.common import (
     _progress,
     _strict_env,
     check_registry_use,
+    concurrency_for,
     console,
     err_console,
+    given_options,
     new_run_id,
     tasks_app,
 )
@@ -111,13 +113,16 @@ def _health_table(rows: list[TaskHealth]) -> Table:
 
 @tasks_app.command("validate")
 def tasks_validate(
+    ctx: typer.Context,
     suite: Annotated[Path, typer.Argument(help="Suite folder or .jsonl file.")],
     json_out: Annotated[
         str | None,
         typer.Option("--json", help="Write JSON rows to this file; `--json -` (or `--json` last) prints them."),
     ] = None,
     runs: Annotated[int, typer.Option(min=1, help="Reference-patch runs per task (flakiness check).")] = 3,
-    concurrency: Annotated[int, typer.Option(min=1, help="Tasks validated at once.")] = 2,
+    concurrency: Annotated[
+        int, typer.Option(min=1, help="Tasks validated at once (default 2; --executor ray: the cluster's sandboxes).")
+    ] = 2,
     task: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
     backend_name: BackendOption = DEFAULT_BACKEND,
@@ -139,6 +144,7 @@ def tasks_validate(
     selected = _strict_env(loaded.select(task), strict_env)
     check_registry_use(registry, executor_name)
     executor = open_executor(executor_name, ray_address)
+    concurrency = concurrency_for(executor, concurrency, "concurrency" in given_options(ctx))
     backend = _open_backend(new_run_id(), backend_name)
     rows: dict[str, TaskHealth] = {}
     try:

@@ -31,6 +31,10 @@ class Executor(Protocol):
         """Detach (a cluster stays up for other runs)."""
         ...
 
+    def slots(self) -> int | None:
+        """How many jobs the executor can run at once (a cluster's `sandbox` total), None: no fixed number."""
+        ...
+
     def notes(self) -> list[str]:
         """Lines for the user once the work is done (a cluster's nodes left out, and why)."""
         ...

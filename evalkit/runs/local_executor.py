@@ -25,6 +25,9 @@ class LocalExecutor:
     def notes(self) -> list[str]:
         return []
 
+    def slots(self) -> int | None:
+        return None
+
     @staticmethod
     def call(job: Callable[[Item], Result], item: Item) -> Result:
         return job(item)

@@ -87,8 +87,8 @@ class RayExecutor:
         """The driver's address as the cluster's nodes reach it (never 127.0.0.1 of the driver)."""
         return self._ray.util.get_node_ip_address()
 
-    def slots(self) -> int:
-        return int(self._ray.cluster_resources().get(SANDBOX_RESOURCE, 0))
+    def slots(self) -> int | None:
+        return int(self._ray.cluster_resources().get(SANDBOX_RESOURCE, 0)) or None
 
     def run(
         self,
