@@ -122,7 +122,7 @@ RegistryOption = Annotated[
     typer.Option(
         "--registry",
         callback=registry_option,
-        help="With --executor ray: push each task's image to HOST[:PORT][/PREFIX] and let nodes pull it "
+        help="With --executor ray: push each task's image to HOST\\[:PORT]\\[/PREFIX] and let nodes pull it "
         "(default: nodes build what they lack from the same recipes).",
     ),
 ]
