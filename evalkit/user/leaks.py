@@ -96,6 +96,6 @@ def redact(text: str, sources: LeakSources) -> tuple[str, int]:
         text, found = re.subn(pattern, REDACTED, text)
         count += found
     for name in sorted(sources.identifiers, key=len, reverse=True):
-        text, found = re.subn(rf"(?<![\w.]){re.escape(name)}(?!\w)", REDACTED, text)
+        text, found = re.subn(rf"(?<!\w){re.escape(name)}(?!\w)", REDACTED, text)
         count += found
     return text, count

@@ -36,6 +36,11 @@ def test_a_leak_attempt_is_redacted_and_counted(ttl_task):
     assert "the ttl reaches the clock" in text  # the prompt's own words are left alone
 
 
+def test_a_qualified_new_name_is_redacted_too(ttl_task):
+    text, count = redact("See kvstore.cli.positive_seconds.", leak_sources(ttl_task))
+    assert (text, count) == (f"See kvstore.cli.{REDACTED}.", 1)
+
+
 def test_an_answer_without_code_passes_unchanged(ttl_task):
     answer = "Expired keys should look deleted everywhere, and a plain set clears the ttl."
     assert redact(answer, leak_sources(ttl_task)) == (answer, 0)
