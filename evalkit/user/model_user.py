@@ -72,6 +72,10 @@ class ModelUser:
         self.name = client.spec.name
         self.timeout_s = timeout_s
 
+    def close(self) -> None:
+        """Close the client's connections (the run that made this user ends)."""
+        self.client.close()
+
     def answer(self, question: str, context: UserContext) -> UserAnswer:
         """The model's reply, redacted and classed (its own class line, else the overlap rule)."""
         messages = [

@@ -39,6 +39,7 @@ def content_words(text: str) -> set[str]:
 
 
 def sentences(text: str) -> list[str]:
+    """The sentences of a text (split after . ! or ?): the unit oracle-user answers in."""
     return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
 
 
@@ -48,6 +49,7 @@ def given_words(context: UserContext) -> set[str]:
 
 
 def in_prompt(text: str, given: set[str]) -> bool:
+    """Whether the agent was already told `text`: most of its content words are in `given`."""
     words = content_words(text)
     return bool(words) and len(words & given) >= PROMPT_COVERAGE * len(words)
 
