@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalkit.agent.ask_user import UserChannel
 from evalkit.agent.loop import AgentOutcome
 from evalkit.agent.registry import COMMAND_PREFIX
 from evalkit.agent.trajectory import TrajectoryWriter
@@ -118,6 +119,7 @@ class CommandAgent:
     layer: str | None = None  # the installed agent whose files the sandbox's image gets
     version: str | None = None  # recorded with every attempt
     keep: tuple[str, ...] = ()  # files the agent writes in its sandbox, kept beside the trajectory
+    asks_user: bool = False  # its tools are its own: no `ask_user` to offer it
 
     @property
     def name(self) -> str:
@@ -129,7 +131,13 @@ class CommandAgent:
         return COMMAND_PREFIX + (folded if len(folded) <= NAME_CHARS else folded[: NAME_CHARS - 1] + "…")
 
     def run(
-        self, prompt: str, sandbox: Sandbox, limits: Limits, trajectory: TrajectoryWriter, deadline: float
+        self,
+        prompt: str,
+        sandbox: Sandbox,
+        limits: Limits,
+        trajectory: TrajectoryWriter,
+        deadline: float,
+        user: UserChannel | None = None,  # never given: a command agent is not offered `ask_user` (asks_user)
     ) -> AgentOutcome:
         if sandbox.proxy_url is None:
             raise SandboxError("the agent's sandbox has no route to the model proxy")

@@ -11,8 +11,18 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from evalkit.agent.ask_user import UserChannel
 from evalkit.agent.text_calls import parse_text_tool_calls
-from evalkit.agent.tools import TOOL_NAMES, TOOL_SCHEMAS, ToolBox
+from evalkit.agent.tools import (
+    ASK_USER,
+    ASK_USER_SCHEMA,
+    TOOL_NAMES,
+    TOOL_SCHEMAS,
+    AskUserArgs,
+    ToolBox,
+    ToolOutcome,
+    parse_arguments,
+)
 from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.errors import SandboxError
 from evalkit.models.client import ChatClient, EndpointError, Usage
@@ -24,7 +34,18 @@ You are a software engineer working in a git repository checked out at {workdir}
 Make the change the user asks for, using the tools: run commands with `bash`, read and write files
 with `read_file`, `write_file` and `edit`, and find code with `search`. Hidden tests will check the
 change, so keep the existing behaviour working. When you are done, call `submit` with a short
-summary of what you changed and in which files. You cannot ask questions; nobody will answer."""
+summary of what you changed and in which files. {asking}"""
+NO_QUESTIONS = "You cannot ask questions; nobody will answer."
+ASKING = (
+    "You may ask the user who wrote the request with `ask_user`, at most {max_questions} times; they are "
+    "busy and answer briefly, so ask only what the code and the request do not tell you."
+)
+
+
+def system_prompt(workdir: str, user: UserChannel | None) -> str:
+    """The system message; it says whether anyone will answer a question, and how many."""
+    line = ASKING.format(max_questions=user.max_questions) if user is not None else NO_QUESTIONS
+    return SYSTEM_PROMPT.format(workdir=workdir, asking=line)
 
 
 NUDGE = (
@@ -67,13 +88,17 @@ def run_agent(
     trajectory: TrajectoryWriter,
     deadline: float,
     policy: TurnPolicy | None = None,
+    user: UserChannel | None = None,
 ) -> AgentOutcome:
-    """Drive one attempt to its end; `deadline` is a time.monotonic() value."""
+    """Drive one attempt to its end; `deadline` is a time.monotonic() value. With `user`, the model
+    is offered `ask_user` too, answered through it (never by the sandbox)."""
     policy = policy or TurnPolicy()
     text_mode = policy.tool_call_format == "text"
+    tools = [*TOOL_SCHEMAS, ASK_USER_SCHEMA] if user is not None else TOOL_SCHEMAS
+    names = TOOL_NAMES | {ASK_USER} if user is not None else TOOL_NAMES
     nudges = 0
     messages: list[dict] = [
-        {"role": "system", "content": SYSTEM_PROMPT.format(workdir=toolbox.sandbox.workdir)},
+        {"role": "system", "content": system_prompt(toolbox.sandbox.workdir, user)},
         {"role": "user", "content": prompt},
     ]
     for message in messages:
@@ -95,7 +120,7 @@ def run_agent(
         if time.monotonic() >= deadline:
             return stop(StopReason.WALL_TIME)
         try:
-            reply = client.complete(messages, TOOL_SCHEMAS, deadline)
+            reply = client.complete(messages, tools, deadline)
         except EndpointError as exc:
             out.retries.update(r.kind for r in exc.retries)
             trajectory.event("model_call", turn=out.turns + 1, failed=exc.kind, retries=[vars(r) for r in exc.retries])
@@ -121,7 +146,7 @@ def run_agent(
         trajectory.message(reply.message)
         calls = reply.message.get("tool_calls") or []
         if not calls and text_mode:
-            calls = parse_text_tool_calls(reply.message.get("content"), TOOL_NAMES, out.turns)
+            calls = parse_text_tool_calls(reply.message.get("content"), names, out.turns)
             out.faults["text_tool_call"] += len(calls)
             if calls:
                 trajectory.event("text_tool_calls", turn=out.turns, calls=calls)
@@ -140,7 +165,10 @@ def run_agent(
         for call in calls:
             name, arguments = call["function"]["name"], call["function"]["arguments"]
             try:
-                result = toolbox.run(name, arguments, time_left_s=deadline - time.monotonic())
+                if name == ASK_USER and user is not None:
+                    result = _ask(user, arguments, trajectory, out.turns, call["id"])
+                else:
+                    result = toolbox.run(name, arguments, time_left_s=deadline - time.monotonic())
             except SandboxError as exc:
                 return stop(StopReason.SANDBOX_ERROR, str(exc))
             out.tool_calls += 1
@@ -170,3 +198,15 @@ def run_agent(
         if submitted is not None:
             out.final_message = submitted
             return stop(StopReason.SUBMITTED)
+
+
+def _ask(
+    user: UserChannel, arguments: str | None, trajectory: TrajectoryWriter, turn: int, call_id: str
+) -> ToolOutcome:
+    """An `ask_user` call: its question to the simulated user, the exchange in a `user` event."""
+    args = parse_arguments(ASK_USER, arguments, AskUserArgs)
+    if isinstance(args, ToolOutcome):
+        return args
+    answer, fields = user.ask(args.question)
+    trajectory.event("user", turn=turn, call_id=call_id, **fields)
+    return ToolOutcome(answer)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from evalkit.agent.ask_user import UserChannel
 from evalkit.agent.loop import AgentOutcome
 from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.sandbox.egress import Egress
@@ -34,10 +35,18 @@ class Agent(Protocol):
     # an installed agent (sandboxes/agents/<layer>/) whose files its sandbox's image gets, else None
     layer: str | None
     version: str | None  # recorded on every attempt (`agent_version`): an installed agent's pin, else None
+    asks_user: bool  # it can offer the model `ask_user` (evalkit's tool loop); a `user` is given only then
 
     def run(
-        self, prompt: str, sandbox: Sandbox, limits: Limits, trajectory: TrajectoryWriter, deadline: float
+        self,
+        prompt: str,
+        sandbox: Sandbox,
+        limits: Limits,
+        trajectory: TrajectoryWriter,
+        deadline: float,
+        user: UserChannel | None = None,
     ) -> AgentOutcome:
-        """Work on `prompt` in `sandbox`; never raise for a fault of the model (put it in the
-        outcome); raise only when the sandbox is lost (SandboxError) or on an interrupt."""
+        """Work on `prompt` in `sandbox` (with `user`, whom `ask_user` reaches); never raise for a
+        fault of the model (put it in the outcome); raise only when the sandbox is lost
+        (SandboxError) or on an interrupt."""
         ...

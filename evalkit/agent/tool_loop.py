@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from evalkit.agent.ask_user import UserChannel
 from evalkit.agent.loop import AgentOutcome, TurnPolicy, run_agent
 from evalkit.agent.tools import TOOL_SCHEMAS, ToolBox
 from evalkit.agent.trajectory import TrajectoryWriter
@@ -16,7 +17,8 @@ from evalkit.tasks.model import Limits
 
 @dataclass
 class ToolLoopAgent:
-    """A model behind `client` calls bash/read_file/write_file/edit/search/submit in the sandbox."""
+    """A model behind `client` calls bash/read_file/write_file/edit/search/submit in the sandbox (and
+    `ask_user`, answered by the attempt's simulated user, when it has one)."""
 
     client: ChatClient
     policy: TurnPolicy
@@ -27,9 +29,16 @@ class ToolLoopAgent:
     egress: Egress | None = None  # the task's own network setting: the loop runs on the host
     layer: str | None = None  # nothing installed: the loop runs on the host
     version: str | None = None  # evalkit's own (its version is the package's)
+    asks_user: bool = True  # offers `ask_user` when the attempt has a simulated user
 
     def run(
-        self, prompt: str, sandbox: Sandbox, limits: Limits, trajectory: TrajectoryWriter, deadline: float
+        self,
+        prompt: str,
+        sandbox: Sandbox,
+        limits: Limits,
+        trajectory: TrajectoryWriter,
+        deadline: float,
+        user: UserChannel | None = None,
     ) -> AgentOutcome:
         toolbox = ToolBox(sandbox, limits.command_timeout_s, self.output_limit)
-        return run_agent(prompt, toolbox, self.client, limits, trajectory, deadline, self.policy)
+        return run_agent(prompt, toolbox, self.client, limits, trajectory, deadline, self.policy, user)

@@ -12,6 +12,7 @@ import json
 import shlex
 import time
 from dataclasses import dataclass
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -22,6 +23,9 @@ from evalkit.sandbox.protocol import Sandbox
 
 class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
+
+
+ArgsT = TypeVar("ArgsT", bound=_Args)
 
 
 class BashArgs(_Args):
@@ -65,6 +69,13 @@ class SubmitArgs(_Args):
     summary: str
 
 
+class AskUserArgs(_Args):
+    """Ask the user who wrote the request one short question about what they want (not about the code,
+    which you can read). They are busy: a few questions at most, answered briefly."""
+
+    question: str = Field(..., min_length=1)
+
+
 TOOL_ARGS: dict[str, type[_Args]] = {
     "bash": BashArgs,
     "read_file": ReadFileArgs,
@@ -93,6 +104,23 @@ def _schema(name: str, model: type[_Args]) -> dict:
 
 
 TOOL_SCHEMAS: list[dict] = [_schema(name, model) for name, model in TOOL_ARGS.items()]
+ASK_USER = "ask_user"  # offered only when the attempt has a simulated user (agent/ask_user.py answers it)
+ASK_USER_SCHEMA: dict = _schema(ASK_USER, AskUserArgs)
+
+
+def parse_arguments(name: str, raw_arguments: str | None, model: type[ArgsT]) -> ArgsT | ToolOutcome:
+    """The call's arguments checked against its tool's model, or the error the model sees."""
+    try:
+        decoded = json.loads(raw_arguments or "{}")
+    except (json.JSONDecodeError, TypeError) as exc:
+        return ToolOutcome(f"Error: the arguments of `{name}` are not valid JSON ({exc}).", ToolFault.MALFORMED_JSON)
+    if not isinstance(decoded, dict):
+        return ToolOutcome(f"Error: the arguments of `{name}` must be a JSON object.", ToolFault.MALFORMED_JSON)
+    try:
+        return model.model_validate(decoded)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
+        return ToolOutcome(f"Error: bad arguments for `{name}`: {problems}.", ToolFault.BAD_ARGUMENTS)
 
 
 @dataclass(frozen=True)
@@ -127,19 +155,9 @@ class ToolBox:
                 f"Error: unknown tool `{name}`. Available tools: {', '.join(sorted(TOOL_NAMES))}.",
                 ToolFault.UNKNOWN_TOOL,
             )
-        try:
-            decoded = json.loads(raw_arguments or "{}")
-        except (json.JSONDecodeError, TypeError) as exc:
-            return ToolOutcome(
-                f"Error: the arguments of `{name}` are not valid JSON ({exc}).", ToolFault.MALFORMED_JSON
-            )
-        if not isinstance(decoded, dict):
-            return ToolOutcome(f"Error: the arguments of `{name}` must be a JSON object.", ToolFault.MALFORMED_JSON)
-        try:
-            args = model.model_validate(decoded)
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
-            return ToolOutcome(f"Error: bad arguments for `{name}`: {problems}.", ToolFault.BAD_ARGUMENTS)
+        args = parse_arguments(name, raw_arguments, model)
+        if isinstance(args, ToolOutcome):
+            return args
         timeout = self.command_timeout_s if time_left_s is None else max(1.0, min(self.command_timeout_s, time_left_s))
         started = time.perf_counter()
         try:

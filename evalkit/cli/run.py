@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -41,6 +42,7 @@ if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit 
     from evalkit.models.client import ChatClient
     from evalkit.models.endpoint import ModelSpec
     from evalkit.runs.store import RunStore
+    from evalkit.runs.user_setup import UserSetup
     from evalkit.scoring.attempt_scores import ScoringSettings
     from evalkit.scoring.run_scores import WorkspaceSource
     from evalkit.scoring.run_summary import RunSummary
@@ -126,6 +128,22 @@ def run(
             "OPENAI_API_KEY set to the run's model proxy).",
         ),
     ] = "tool-loop",
+    user: Annotated[
+        str,
+        typer.Option(
+            "--user",
+            help="none, or simulated: the agent (tool-loop) may ask the user who wrote the prompt with `ask_user`, "
+            "answered by --user-model from the task's hidden intent (tasks may ask for it: \\[user] mode).",
+        ),
+    ] = "none",
+    user_model: Annotated[
+        str,
+        typer.Option(
+            "--user-model",
+            help="Who answers `ask_user`: oracle-user (built in, from the task's metadata intent), or any model "
+            "--model accepts but the built-in policies.",
+        ),
+    ] = "oracle-user",
     retry_errors: Annotated[
         bool,
         typer.Option(
@@ -162,6 +180,7 @@ def run(
     from evalkit.runs.orchestrate import execute, open_run, plan_attempts
     from evalkit.runs.resume import RunArgs, model_specs, resume_args, run_options
     from evalkit.runs.store import RunStore
+    from evalkit.runs.user_setup import check_user_mode
     from evalkit.sandbox.protocol import DEFAULT_OUTPUT_LIMIT
     from evalkit.scoring.attempt_scores import load_settings
 
@@ -174,7 +193,7 @@ def run(
         suite, list(dict.fromkeys(model or [])), samples, task, limit,
         LimitOverrides(max_turns, max_tokens, wall_time, command_timeout), config, skip_invalid, strict_env,
         retry_errors, agent=check_agent(agent), backend=backend_name, executor=executor_name, ray_address=ray_address,
-        registry=registry,
+        registry=registry, user=check_user_mode(user), user_model=user_model,
     )  # fmt: skip
     args = resume_args(asked, given_options(ctx), store.read_manifest(), store.dir)
     suite, samples, config = args.suite, args.samples, args.config
@@ -211,13 +230,15 @@ def run(
         return spec.model_copy(update={k: v for k, v in changes.items() if v is not None})
 
     specs = model_specs(args, resolved)
-    for spec in specs:
+    user_setup = _user_setup(args.user, args.user_model, args.agent, selected, resolved)
+    for spec in [*specs, *([user_setup.spec] if user_setup.spec else [])]:
         spec.api_key()  # a missing key or header variable stops the run before its folder exists
         spec.header_values()
     check_registry_use(args.registry, args.executor)
     executor = open_executor(args.executor, args.ray_address)  # Ray missing: one line before anything is written
     if check_endpoints:  # resumed models too: before anything is written
-        _preflight([*specs, *([judge_client.spec] if judge_client else [])])
+        extra = [c.spec for c in [judge_client] if c] + [s for s in [user_setup.spec] if s]
+        _preflight([*specs, *extra])
     open_run(store, run_id, loaded, suite, specs, samples, run_options(args, [t.id for t in selected]))
     names = [s.name for s in specs]
     plan = plan_attempts(selected, names, samples, store.finished_keys(retry_errors))
@@ -249,6 +270,7 @@ def run(
                 executor=executor,
                 backend_name=args.backend,
                 registry=args.registry,
+                user=user_setup,
             )
     except KeyboardInterrupt:
         resume = resume_command(run_id, out, *(["--retry-errors"] if retry_errors else []))
@@ -284,6 +306,24 @@ def _check_retry(run_id: str | None, out: Path) -> None:
         raise EvalkitError("--retry-errors needs --run-id: the run whose errored attempts to run again")
     if RunStore(out / run_id).read_manifest() is None:
         raise EvalkitError(f"--retry-errors: no run `{run_id}` in {out}; give the --run-id (and --out) of a run")
+
+
+def _user_setup(
+    mode: str, model: str, agent: str, tasks: list[Task], resolve: Callable[[str], ModelSpec]
+) -> UserSetup:
+    """Who answers `ask_user` in this run; its model resolved like --model's (None for oracle-user)."""
+    from evalkit.agent.registry import DEFAULT_AGENT
+    from evalkit.runs.user_setup import DEFAULT_USER_MODEL, UserSetup
+
+    if mode == "simulated" and agent != DEFAULT_AGENT:
+        raise EvalkitError(f"--user simulated: only the {DEFAULT_AGENT} agent can ask a user, not {agent}")
+    setup = UserSetup(mode, model)  # type: ignore[arg-type]  # checked by check_user_mode
+    if model == DEFAULT_USER_MODEL or not setup.needed(tasks):
+        return setup
+    spec = resolve(model)
+    if spec.builtin:
+        raise EvalkitError(f"--user-model {model}: a built-in policy cannot answer; name oracle-user or a model")
+    return UserSetup(mode, model, spec)  # type: ignore[arg-type]
 
 
 def _preflight(specs: list[ModelSpec]) -> None:

@@ -7,14 +7,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from evalkit.agent.ask_user import UserChannel
 from evalkit.agent.loop import AgentOutcome
 from evalkit.agent.protocol import Agent
+from evalkit.agent.tools import ASK_USER_SCHEMA
 from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.errors import EvalkitError
 from evalkit.files import attempt_file_name
 from evalkit.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolved
 from evalkit.models.endpoint import ModelSpec
-from evalkit.records import AttemptRecord, StopReason, TestGroupResult, utc_now
+from evalkit.records import SIMULATED, AttemptRecord, StopReason, TestGroupResult, utc_now
 from evalkit.runs.store import RunStore
 from evalkit.sandbox.egress import Egress
 from evalkit.sandbox.env_choice import approximate_note
@@ -71,8 +73,10 @@ def run_attempt(
     run_id: str,
     limits: Limits,
     integrity_policy: IntegrityPolicy = "fail",
+    user: UserChannel | None = None,
 ) -> AttemptRecord:
-    """Run and score one attempt; the record says what happened, whatever the agent did."""
+    """Run and score one attempt; the record says what happened, whatever the agent did. With
+    `user` the agent may ask the attempt's simulated user (its tally goes on the record)."""
     started_at, started = utc_now(), time.monotonic()
     task = key.task
     path = store.paths.trajectories / key.trajectory_name
@@ -89,7 +93,8 @@ def run_attempt(
             evidence=sorted(agent.evidence),
             endpoint=spec.public(),
             limits=limits.model_dump(),
-            tools=agent.tools,
+            tools=[*agent.tools, ASK_USER_SCHEMA] if user is not None else agent.tools,
+            user=user.name if user is not None else None,
             started_at=started_at,
         )
         agent_started = time.monotonic()
@@ -104,7 +109,7 @@ def run_attempt(
         else:
             try:
                 deadline = time.monotonic() + limits.wall_time_s
-                outcome = agent.run(task.prompt, sandbox, limits, trajectory, deadline)
+                outcome = agent.run(task.prompt, sandbox, limits, trajectory, deadline, user)
                 sandbox.kill_all()  # a daemon the agent left would write into the diff's output or files
                 patch = sandbox.diff()
             except EvalkitError as exc:
@@ -161,4 +166,21 @@ def run_attempt(
         started_at=started_at,
         finished_at=utc_now(),
         environment=approximate_note(task),
+        **user_fields(user),
     )
+
+
+def user_fields(user: UserChannel | None) -> dict:
+    """The record's simulated-user fields: who answered, how many questions of each class, and the
+    simulator's own tokens and time (never counted with the agent's)."""
+    if user is None:
+        return {}
+    return {
+        "user": SIMULATED,
+        "user_model": user.name,
+        "questions": user.questions,
+        "question_classes": dict(user.classes),
+        "user_leaks": user.leaks,
+        "user_usage": user.usage.as_dict(),
+        "user_time_s": round(user.time_s, 3),
+    }

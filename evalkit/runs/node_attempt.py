@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import tempfile
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.agent.registry import make_agent
@@ -30,6 +30,7 @@ from evalkit.runs.limits import LimitOverrides
 from evalkit.runs.node_backend import node_backend, node_error, node_name
 from evalkit.runs.store import RunStore
 from evalkit.runs.task_payload import TaskPayload
+from evalkit.runs.user_setup import UserSetup, user_channel
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class NodeJob:
     output_limit: int
     integrity_policy: IntegrityPolicy
     builtin: BuiltinEndpoint | None = None
+    user: UserSetup = field(default_factory=UserSetup)  # who answers `ask_user`
 
     def __call__(self, attempt: NodeAttempt) -> AttemptOutcome:
         """Run `attempt` on this node's engine; a failure of the node's setup (no engine, a key
@@ -90,7 +92,11 @@ class NodeJob:
                 store = RunStore(Path(tmp) / self.run_id)
                 store.open()
                 limits = self.overrides.apply(key.task.limits)
-                record = run_attempt(key, spec, agent, backend, store, self.run_id, limits, self.integrity_policy)
+                with self.user.serving([task]) as simulator:
+                    channel = user_channel(self.user, simulator, agent, task, limits)
+                    record = run_attempt(
+                        key, spec, agent, backend, store, self.run_id, limits, self.integrity_policy, channel
+                    )
                 trajectory_path = store.dir / record.trajectory
                 trajectory = trajectory_path.read_bytes() if trajectory_path.exists() else b""
                 return AttemptOutcome(record.model_copy(update={"node": node}), trajectory=trajectory, node=node)

@@ -39,6 +39,7 @@ from evalkit.runs.local_executor import LocalExecutor
 from evalkit.runs.node_attempt import BuiltinEndpoint, NodeAttempt, NodeJob
 from evalkit.runs.store import RunManifest, RunOptions, RunStore
 from evalkit.runs.task_payload import TaskPayload, travelling
+from evalkit.runs.user_setup import UserSetup, user_channel
 from evalkit.sandbox.engine_watch import DEFAULT_WAIT_S, EngineUnavailable
 from evalkit.sandbox.pool import POOL_SLACK
 from evalkit.sandbox.protocol import SandboxBackend
@@ -169,14 +170,17 @@ def execute(
     executor: Executor | None = None,
     backend_name: str = DEFAULT_BACKEND,
     registry: str | None = None,
+    user: UserSetup | None = None,
 ) -> None:
     """Run the plan on `executor` (None: the local thread pool); each record is appended to the
     store (after its trajectory, when the attempt ran on a cluster node), then handed to
     `on_record` (or, when the attempt will run again because the engine went away under it, to
     `on_retry`). With `pool` the backend is told the plan's sandboxes, to make
     `concurrency + POOL_SLACK` of them ahead. With `registry` (a cluster run) each task's
-    image is pushed there for the nodes to pull."""
+    image is pushed there for the nodes to pull. `user` says who answers `ask_user` (None: nobody,
+    but for tasks that ask for a simulated user, answered by oracle-user)."""
     runner = executor or LocalExecutor()
+    user = user or UserSetup()
     engine_retries: Counter[tuple[str, str, int]] = Counter()
 
     def finished(key: AttemptKey, outcome: AttemptOutcome) -> bool:
@@ -200,7 +204,7 @@ def execute(
 
     try:
         if runner.remote:
-            job = node_job(specs, backend_name, backend.run_id, overrides, output_limit, integrity_policy, agent)
+            job = node_job(specs, backend_name, backend.run_id, overrides, output_limit, integrity_policy, agent, user)
             with served_builtins(specs, tasks, runner.reachable_host()) as builtin:
                 payloads: dict[str, TaskPayload] = {}  # one per task, shared by its attempts
                 for key in plan:
@@ -220,6 +224,7 @@ def execute(
             plan, specs, tasks, backend, store, runner, finished, failed,
             concurrency=concurrency, overrides=overrides, output_limit=output_limit,
             integrity_policy=integrity_policy, endpoints=endpoints, engine_wait_s=engine_wait_s, agent=agent, pool=pool,
+            user=user,
         )  # fmt: skip
     except EngineUnavailable as exc:
         raise EvalkitError(
@@ -236,6 +241,7 @@ def node_job(
     output_limit: int,
     integrity_policy: IntegrityPolicy,
     agent: str,
+    user: UserSetup | None = None,
 ) -> NodeJob:
     """What every attempt on a cluster node shares: the run's settings, by value, without keys."""
     return NodeJob(
@@ -246,6 +252,7 @@ def node_job(
         overrides=overrides,
         output_limit=output_limit,
         integrity_policy=integrity_policy,
+        user=user or UserSetup(),
     )
 
 
@@ -281,12 +288,19 @@ def run_locally(
     engine_wait_s: float,
     agent: str,
     pool: bool,
+    user: UserSetup | None = None,
 ) -> None:
     """The plan's attempts on this machine's engine: one model client per model and one model
     proxy for the run, shared by the attempts of `runner`'s threads."""
     by_name = {spec.name: spec for spec in specs}
     engine = backend.engine
-    with model_clients(specs, tasks, endpoints) as clients, engine.watching(engine_wait_s), RunProxy(backend) as proxy:
+    user = user or UserSetup()
+    with (
+        model_clients(specs, tasks, endpoints) as clients,
+        engine.watching(engine_wait_s),
+        RunProxy(backend) as proxy,
+        user.serving([key.task for key in plan]) as simulator,
+    ):
         agents = {spec.name: make_agent(agent, spec, clients[spec.name], output_limit, proxy) for spec in specs}
         for layer in sorted({a.layer for a in agents.values() if a.layer is not None}):
             backend.prepare_layer(layer)  # an installed agent's slow build, once; a failure stops here
@@ -298,9 +312,10 @@ def run_locally(
             outages, started = engine.outages, time.monotonic()
             spec = by_name[key.model]
             limits = overrides.apply(key.task.limits)
+            channel = user_channel(user, simulator, agents[key.model], key.task, limits)
             try:
                 record = run_attempt(
-                    key, spec, agents[key.model], backend, store, backend.run_id, limits, integrity_policy
+                    key, spec, agents[key.model], backend, store, backend.run_id, limits, integrity_policy, channel
                 )
             except Exception as exc:
                 record = error_record(key, backend.run_id, exc, time.monotonic() - started)

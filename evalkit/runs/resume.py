@@ -22,6 +22,7 @@ from evalkit.models.endpoint import ModelSpec, resolve_model
 from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
 from evalkit.runs.limits import LimitOverrides
 from evalkit.runs.store import RunManifest, RunOptions
+from evalkit.runs.user_setup import DEFAULT_USER_MODEL
 from evalkit.sandbox.registry import DEFAULT_BACKEND
 
 # `evalkit run` options (parameter names) that shape a model's spec.
@@ -59,6 +60,8 @@ class RunArgs:
     executor: str = DEFAULT_EXECUTOR  # likewise: a run started on a cluster may finish on this machine
     ray_address: str | None = None
     registry: str | None = None
+    user: str = "none"  # --user: a run's user is part of its experiment (a resume keeps it)
+    user_model: str = DEFAULT_USER_MODEL
 
 
 def option(name: str) -> str:
@@ -97,6 +100,10 @@ def resume_args(asked: RunArgs, given: set[str], manifest: RunManifest | None, r
     if "agent" in given and asked.agent != manifest.options.agent:
         was = manifest.options.agent
         raise EvalkitError(f"--agent {asked.agent}: {run} ran with agent {was}; use another --run-id")
+    for name in ("user", "user_model"):
+        if name in given and getattr(asked, name) != getattr(manifest.options, name):
+            was = getattr(manifest.options, name)
+            raise EvalkitError(f"{option(name)} {getattr(asked, name)}: {run} ran with {was}; use another --run-id")
     given_budgets = {k: v for k, v in vars(asked.overrides).items() if v is not None}
     budgets = dict(manifest.options.limits) if "options" in manifest.model_fields_set else given_budgets
     for name, value in given_budgets.items():
@@ -118,6 +125,8 @@ def resume_args(asked: RunArgs, given: set[str], manifest: RunManifest | None, r
         recorded=recorded,
         manifest=manifest,
         agent=manifest.options.agent,
+        user=manifest.options.user,
+        user_model=manifest.options.user_model,
         backend=asked.backend if "backend_name" in given else manifest.options.backend,
         executor=asked.executor if "executor_name" in given else manifest.options.executor,
         ray_address=asked.ray_address if {"executor_name", "ray_address"} & given else manifest.options.ray_address,
@@ -187,4 +196,6 @@ def run_options(args: RunArgs, selected_ids: list[str]) -> RunOptions:
         executor=args.executor,
         ray_address=args.ray_address,
         registry=args.registry,
+        user=args.user,
+        user_model=args.user_model,
     )

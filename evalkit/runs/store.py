@@ -35,6 +35,8 @@ class RunOptions(BaseModel):
     executor: str = "local"  # --executor of the last session, likewise
     ray_address: str | None = None  # --ray-address of the last session (--executor ray)
     registry: str | None = None  # --registry of the last session (--executor ray)
+    user: str = "none"  # --user: none, or simulated (the agent may ask a simulated user); runs from before: none
+    user_model: str = "oracle-user"  # --user-model: who answers (oracle-user, or a model name)
 
 
 class RunManifest(BaseModel):

@@ -75,6 +75,18 @@ class Limits(BaseModel):
     wall_time_s: float = Field(1800, gt=0)
     command_timeout_s: float = Field(120, gt=0, description="Per tool command.")
     network: bool = Field(False, description="Whether the agent phase may reach the network.")
+    max_questions: int = Field(
+        3, ge=0, description="Questions the agent may ask a simulated user (`ask_user`); past it, no answer."
+    )
+
+
+class UserSpec(BaseModel):
+    """Whether the agent has someone to ask: `simulated`, a user simulator answers `ask_user`
+    (as if `evalkit run --user simulated` were given for this task)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Literal["none", "simulated"] = "none"
 
 
 UNDERSPECIFIED = "underspecified"  # metadata key: names the tests need that no prompt gives
@@ -99,6 +111,7 @@ class Task(BaseModel):
     patch: str = Field(..., description="Reference change to non-test files (unified diff).")
     test_patch: str = Field(..., description="Hidden test change (unified diff); never shown to the agent.")
     limits: Limits = Field(default_factory=Limits)
+    user: UserSpec = Field(default_factory=UserSpec)
     metadata: dict[str, str] = Field(default_factory=dict)
 
     @property

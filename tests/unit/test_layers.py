@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("records", ("evalkit.records",)),  # an attempt record carries its task's limits
     ("sandbox", ("evalkit.sandbox",)),
     ("models", ("evalkit.models",)),
+    ("user", ("evalkit.user",)),  # the simulated user: answers the agent's questions over a model client
     ("agent", ("evalkit.agent", "evalkit.bridge")),  # bridge: the model proxy agents call
     # judging one attempt in its sandbox: tests run and graded, task health, integrity flags
     ("verify", ("evalkit.verify",)),
