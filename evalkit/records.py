@@ -116,6 +116,17 @@ class AttemptRecord(BaseModel):
     # "approximate: Python 3.6 wanted, 3.9 used (bullseye)" when the task's SWE-bench environment
     # could not be matched offline; None for an exact environment or a task without one
     environment: str | None = None
+    # the simulated user (issue 19): "simulated" when the agent could ask (`ask_user`), else None;
+    # the simulator that answered, the questions asked and their classes (informative, redundant,
+    # unanswered, over_budget), answers redacted for leaking the reference change, and the
+    # simulator's own tokens and time, kept apart from the agent's
+    user: str | None = None
+    user_model: str | None = None
+    questions: int = 0
+    question_classes: dict[str, int] = Field(default_factory=dict)
+    user_leaks: int = 0
+    user_usage: dict = Field(default_factory=dict)
+    user_time_s: float = 0.0
 
     @property
     def key(self) -> tuple[str, str, int]:
