@@ -70,6 +70,9 @@ ERROR_STOP_REASONS = frozenset(
 RERUN_STOP_REASONS = frozenset({StopReason.SANDBOX_ERROR.value})
 
 
+SIMULATED = "simulated"  # AttemptRecord.user of an attempt whose agent could ask a simulated user
+
+
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -116,17 +119,15 @@ class AttemptRecord(BaseModel):
     # "approximate: Python 3.6 wanted, 3.9 used (bullseye)" when the task's SWE-bench environment
     # could not be matched offline; None for an exact environment or a task without one
     environment: str | None = None
-    # the simulated user (issue 19): "simulated" when the agent could ask (`ask_user`), else None;
-    # the simulator that answered, the questions asked and their classes (informative, redundant,
-    # unanswered, over_budget), answers redacted for leaking the reference change, and the
-    # simulator's own tokens and time, kept apart from the agent's
+    # the simulated user (--user simulated, or the task's [user] mode): "simulated" when the agent was
+    # offered `ask_user`, else None (and in rows from before users); the rest is 0/empty then
     user: str | None = None
-    user_model: str | None = None
-    questions: int = 0
-    question_classes: dict[str, int] = Field(default_factory=dict)
-    user_leaks: int = 0
-    user_usage: dict = Field(default_factory=dict)
-    user_time_s: float = 0.0
+    user_model: str | None = None  # who answered: oracle-user or a model name
+    questions: int = 0  # `ask_user` calls with a question, over budget included
+    question_classes: dict[str, int] = Field(default_factory=dict)  # informative/redundant/unanswered/over_budget
+    user_leaks: int = 0  # identifiers and lines of the reference change redacted from answers
+    user_usage: dict = Field(default_factory=dict)  # the simulator's tokens, like `usage`; never the agent's
+    user_time_s: float = 0.0  # the simulator's answering time
 
     @property
     def key(self) -> tuple[str, str, int]:
