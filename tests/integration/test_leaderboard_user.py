@@ -35,3 +35,16 @@ def test_both_conditions_side_by_side_with_the_ask_rate(report):
         title = page.locator("table.board tbody td span[title*='answered by']").evaluate_all("s => s.map(x => x.title)")
         assert any(USER_EVIL in t for t in title) and any("$0.30" in t or "0.3" in t for t in title)
         assert page.locator("table.board img").count() == 0 and page.evaluate("window.pwned") is None
+
+
+def test_an_attempt_shows_its_questions_and_the_users_cost_apart(report):
+    with chromium() as browser, opened(browser, report) as page:
+        titles = page.locator("table.matrix thead th").evaluate_all("cells => cells.map(c => c.title)")
+        column = next(i for i, title in enumerate(titles) if "asked" in title)
+        row = page.locator("table.matrix tbody tr", has_text="calc-power-again")
+        row.locator(f"td:nth-child({column + 1}) button").click()
+        dialog = page.locator("dialog#attempt")
+        dialog.locator(".trajectory").wait_for()
+        scores = dialog.locator("table.scores").inner_text()
+        assert "informative questions 1" in scores and "redundant questions 1" in scores
+        assert "simulated user's tokens 1,000,000" in scores and "simulated user's cost $0.15" in scores
