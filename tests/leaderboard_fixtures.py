@@ -43,7 +43,7 @@ def two_task_suite(toy_suite_dir: Path, root: Path) -> Path:
 def write_run(root: Path, suite: Path, run_id: str, plan: dict[str, tuple[str, list[list[dict]]]]) -> Path:
     """plan: model → (API model id, which sets the price; per task: per sample: {resolved, patch,
     final, output, stop, error, prompt and completion (tokens), agent (absent: the tool loop), evidence
-    (the agent's; absent: all)});
+    (the agent's; absent: all), record (any other AttemptRecord fields, e.g. the simulated user's)});
     scored as `evalkit score` does."""
     store = RunStore(root / run_id)
     store.open()
@@ -111,6 +111,7 @@ def write_run(root: Path, suite: Path, run_id: str, plan: dict[str, tuple[str, l
                         fail_to_pass={"passed": f2p if resolved else [], "failed": [] if resolved else f2p},
                         pass_to_pass={"passed": task.tests.pass_to_pass, "failed": []},
                         trajectory=trajectory,
+                        **kind.get("record", {}),
                     )
                 )
     score_run(store, tasks, ScoringSettings())
@@ -172,3 +173,26 @@ def agent_runs(toy_suite_dir: Path, root: Path, agent: str) -> tuple[Path, Path]
     crashed = {**command, "stop": "agent_error", "error": "the agent command exited with code 1: KeyError"}
     plan = {"gpt-4o": ("gpt-4o", [[{**OK, **command}], [command]]), "qwen": ("qwen", [[command], [crashed]])}
     return loop, write_run(root / "runs", suite, "agent", plan)
+
+
+USER_EVIL = "</script><script>window.pwned=1</script><img src=x onerror=\"window.pwned=2\">"
+USER_USAGE = {"prompt_tokens": 1_000_000, "completion_tokens": 0, "total_tokens": 1_000_000}
+
+
+def asked(classes: dict[str, int], user_model: str = "gpt-4o-mini") -> dict:
+    """A write_run kind's simulated-user fields: questions by class, 1M prompt tokens when any."""
+    questions = sum(classes.values())
+    fields = {"user": "simulated", "user_model": user_model, "questions": questions, "question_classes": classes}
+    return {"record": fields | {"user_usage": USER_USAGE if questions else {}}}
+
+
+def user_runs(toy_suite_dir: Path, root: Path) -> tuple[Path, Path, Path]:
+    """Three runs of one suite: `alone`, gpt-4o without a user, resolves one task of two; `asked`,
+    with a user (gpt-4o-mini), resolves both, asking 1 informative question on the first task,
+    1 informative and 1 redundant on the second; `evil`, qwen asking a user named with markup."""
+    suite = two_task_suite(toy_suite_dir, root)
+    alone = write_run(root / "runs", suite, "alone", {"gpt-4o": ("gpt-4o", [[OK], [{}]])})
+    plan = {"gpt-4o": ("gpt-4o", [[OK | asked({"informative": 1})], [OK | asked({"informative": 1, "redundant": 1})]])}
+    with_user = write_run(root / "runs", suite, "asked", plan)
+    evil = write_run(root / "runs", suite, "evil", {"qwen": ("qwen", [[OK | asked({"unanswered": 1}, USER_EVIL)]])})
+    return alone, with_user, evil

@@ -30,6 +30,7 @@ from evalkit.report.runs_data import (
     attempt_tests_passed,
     task_loading,
 )
+from evalkit.report.user_pairs import UserFigures, UserPairing, user_rows
 from evalkit.runs.paths import SUMMARY
 from evalkit.scoring.run_scores import results_frame, summarize
 from evalkit.stats.reference import shipped_reference
@@ -115,6 +116,9 @@ class ModelRow(BaseModel):
     published: dict[str, float]
     pareto: bool = False
     source: str  # "summary.json", or "recomputed" from scores.jsonl when the summary lacks the model
+    user: str | None = None  # "simulated": the model could ask a simulated user (`ask_user`); None: it could not
+    user_figures: UserFigures | None = None  # its ask rate, informative share and the simulator's cost
+    user_pair: UserPairing | None = None  # resolved with and without a user, when a run of the other condition pairs
 
 
 class SuiteStats(BaseModel):
@@ -318,6 +322,9 @@ def _suite_board(
         ]
     )
     row_index = {(row.run_id, row.model): i for i, row in enumerate(rows)}
+    for key, (user, figures, pairing) in user_rows(suite_runs).items():  # the simulated user's figures
+        target = rows[row_index[key]]
+        target.user, target.user_figures, target.user_pair = user, figures, pairing
     tasks = sorted(
         {t for run in suite_runs for t in run.manifest.tasks} | {r.task_id for run in suite_runs for r in run.records}
     )

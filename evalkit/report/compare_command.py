@@ -16,6 +16,7 @@ from evalkit.report.compare import ALPHA, DECIDING_AXES, MAX_DROP, compare_runs
 from evalkit.report.compare_output import junit_report, markdown_report, print_comparison
 from evalkit.report.compare_pairs import check_levels, check_suites
 from evalkit.report.compare_tasks import loaded_task_difference, run_manifest, subset_note
+from evalkit.report.compare_user import user_condition, user_note
 from evalkit.results import load_results
 from evalkit.runs.paths import RunPaths
 
@@ -66,6 +67,9 @@ def compare_command(
         new_label=str(new_dir),
     )
     comparison.base_agent, comparison.new_agent = base_manifest.options.agent, new_manifest.options.agent
+    comparison.base_user, comparison.new_user = user_condition(base_frame), user_condition(new_frame)
+    if (note := user_note(comparison.base_user, comparison.new_user)) is not None:
+        comparison.notes.insert(0, note)
     if only_base or only_new:
         comparison.tasks_only_base, comparison.tasks_only_new = only_base, only_new
         comparison.notes.insert(0, subset_note(only_base, only_new))

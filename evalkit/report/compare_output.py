@@ -10,6 +10,7 @@ from rich.table import Table
 
 from evalkit.report.compare_integrity import integrity_lines, junit_properties, markdown_lines
 from evalkit.report.compare_record import AxisResult, Comparison, Flip
+from evalkit.report.compare_user import describe
 from evalkit.wording import counted
 
 AGENT_CHARS = 60  # of an agent's name in the comparison's setting line
@@ -59,17 +60,20 @@ def _flip_names(comparison: Comparison, flips: list[Flip]) -> list[str]:
     return [f"{f.task_id} #{f.sample}" if several else f.task_id for f in flips]
 
 
-def _side(model: str, agent: str, agents_shown: bool) -> str:
-    """`model`, or `model under agent` (a command folded and cut: all of it is in the JSON)."""
-    if not agents_shown:
-        return model
-    folded = " ".join(agent.split())
-    return f"{model} under {folded if len(folded) <= AGENT_CHARS else folded[: AGENT_CHARS - 1] + '…'}"
+def _side(model: str, agent: str, agents_shown: bool, user: str | None = None, users_shown: bool = False) -> str:
+    """`model`, or `model under agent` (a command folded and cut: all of it is in the JSON), and
+    `with a simulated (…) user` / `without a user` when the runs differ in the user."""
+    shown = model
+    if agents_shown:
+        folded = " ".join(agent.split())
+        shown = f"{model} under {folded if len(folded) <= AGENT_CHARS else folded[: AGENT_CHARS - 1] + '…'}"
+    return f"{shown} {describe(user)}" if users_shown else shown
 
 
 def _setting(comparison: Comparison) -> str:
     c = comparison
     agents_shown = c.base_agent != c.new_agent or c.base_agent != "tool-loop"
+    users = c.base_user != c.new_user
     unpaired = f"; unpaired attempts ignored: {c.unpaired_base} base, {c.unpaired_new} new"
     failures = (
         f"; {counted(c.harness_failures, 'pair')} with an endpoint or sandbox error left out"
@@ -77,8 +81,8 @@ def _setting(comparison: Comparison) -> str:
         else ""
     )
     return (
-        f"suite {c.suite}: base {c.base_run} ({_side(c.base_model, c.base_agent, agents_shown)}) → "
-        f"new {c.new_run} ({_side(c.new_model, c.new_agent, agents_shown)}), "
+        f"suite {c.suite}: base {c.base_run} ({_side(c.base_model, c.base_agent, agents_shown, c.base_user, users)}) → "
+        f"new {c.new_run} ({_side(c.new_model, c.new_agent, agents_shown, c.new_user, users)}), "
         f"{counted(c.pairs, 'pair')} over {counted(c.tasks, 'task')}"
         f"{unpaired if c.unpaired_base or c.unpaired_new else ''}{failures}. "
         f"Regression = one-sided p < {c.alpha:g} and a drop over {c.max_drop:g}; "

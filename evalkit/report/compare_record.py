@@ -66,6 +66,8 @@ class Comparison(BaseModel):
     new_model: str
     base_agent: str = "tool-loop"  # each run's --agent (run.json): runs may differ by agent alone
     new_agent: str = "tool-loop"
+    base_user: str | None = None  # each run's simulated user ("simulated (oracle-user)"), None: no user
+    new_user: str | None = None
     pairs: int  # (task, sample) pairs compared
     tasks: int
     unpaired_base: int  # attempts of the base with no partner in the new run, ignored

@@ -32,7 +32,7 @@ from markupsafe import Markup
 from evalkit.axes import AXIS_NAMES, JUDGE, SCORE_COLUMNS
 from evalkit.errors import EvalkitError
 from evalkit.report.attempts import attempt_detail, trajectory_view
-from evalkit.report.charts import AXES, GroupBy, Leaderboard, build_leaderboard
+from evalkit.report.charts import AXES, GroupBy, Leaderboard, ModelRow, build_leaderboard
 from evalkit.report.pareto import pareto_frontier
 from evalkit.report.runs_data import (
     AttemptRef,
@@ -129,7 +129,7 @@ def leaderboard_csv(board: Leaderboard) -> str:
         *(f"pass_at_{k}" for k in ks), *(f"best_of_{k}" for k in ks),
         *AXES, "median_tokens", "median_completion_tokens", "cost_usd", "cost_per_attempt", "cost_per_task",
         "cost_per_resolved", "pareto", "errors", "error_attempts", "integrity_fail", "integrity_warn",
-        *(f"published_{b}" for b in benchmarks),
+        *(f"published_{b}" for b in benchmarks), *USER_COLUMNS,
     ]  # fmt: skip
     rows: list[list[Any]] = [header]
     for suite in board.suites:
@@ -144,10 +144,26 @@ def leaderboard_csv(board: Leaderboard) -> str:
                     row.median_tokens, row.median_completion_tokens, row.cost_usd, row.cost_per_attempt,
                     row.cost_per_task, row.cost_per_resolved, row.pareto, row.errors, sum(row.error_kinds.values()),
                     row.integrity.fail, row.integrity.warn,
-                    *(row.published.get(b) for b in benchmarks),
+                    *(row.published.get(b) for b in benchmarks), *_user_cells(row),
                 ]
             )  # fmt: skip
     return _csv(rows)
+
+
+# the simulated user's figures of a leaderboard row (empty when the row had no user / no pairing)
+USER_COLUMNS = (
+    "user", "user_model", "ask_rate", "questions_per_attempt", "informative_share", "user_cost_usd",
+    "resolved_with_user", "resolved_without_user", "user_paired_tasks", "user_paired_run",
+)  # fmt: skip
+
+
+def _user_cells(row: ModelRow) -> list[Any]:
+    f, pair = row.user_figures, row.user_pair
+    return [
+        row.user, f and f.user_model, f and f.ask_rate, f and f.questions_per_attempt, f and f.informative_share,
+        f and f.cost_usd, pair and pair.with_user, pair and pair.without_user, pair and pair.tasks,
+        pair and pair.other_run,
+    ]  # fmt: skip
 
 
 def attempts_csv(refs: Sequence[AttemptRef]) -> str:
@@ -158,7 +174,7 @@ def attempts_csv(refs: Sequence[AttemptRef]) -> str:
         "attempt", "suite", "run_id", "task_id", "model", "agent", "sample", "status", "resolved", "tests_resolved",
         "integrity", "integrity_flags", "stop_reason", "error",
         *SCORE_COLUMNS, JUDGE, "cost_usd", "total_tokens",
-        "turns", "tool_calls", "duration_s",
+        "turns", "tool_calls", "duration_s", "user", "questions", "user_cost_usd",
     ]  # fmt: skip
     rows: list[list[Any]] = [header]
     for ref in refs:
@@ -170,6 +186,7 @@ def attempts_csv(refs: Sequence[AttemptRef]) -> str:
                 r.error, *(s and getattr(s, axis).score for axis in AXIS_NAMES), s and s.composite,
                 s and s.judge and s.judge.score,
                 s and s.efficiency.cost_usd, r.usage.get("total_tokens"), r.turns, r.tool_calls, r.duration_s,
+                r.user, r.questions, s and s.efficiency.user_cost_usd,
             ]
         )  # fmt: skip
     return _csv(rows)

@@ -147,13 +147,15 @@ def score_attempt(
     judge: JudgeVerdict | None = None,
     quality_cache: QualityCache | None = None,
     quality: QualityScore | None = None,
+    user_price: Price | None = None,
 ) -> AttemptScores:
     """All four axes of one attempt; None on those whose evidence the agent did not produce. No
     work (see `did_work`) earns 0 on quality, efficiency, interaction (where they apply) and the
     composite; a failing integrity verdict under `integrity = "fail"` earns 0 on correctness and
     the composite, whatever the tests said. The figures behind each axis are kept either way.
     `quality_cache` is what a run's attempts share (see `QualityCache`), and `quality` the quality
-    axis when the caller scored it already (`draft_attempt_quality`); neither changes a score."""
+    axis when the caller scored it already (`draft_attempt_quality`); neither changes a score.
+    `user_price` prices the simulated user's tokens, apart from the agent's (`price`)."""
     integrity = scan_attempt(
         events, record.model_patch, recorded_test_flags(record.integrity), record.integrity.restored
     )
@@ -172,7 +174,7 @@ def score_attempt(
             record.model_patch, task.patch, base_file, forbidden=_forbidden(task, settings), cache=quality_cache
         )
     limits = record.limits or _started_limits(events) or task.limits  # as the run set them
-    efficiency = score_efficiency(record, limits, price)
+    efficiency = score_efficiency(record, limits, price, user_price)
     touched = changed_paths(record.model_patch) if record.model_patch.strip() else []
     interaction = score_interaction(record, events, touched, settings.interaction)
     worked = did_work(record)

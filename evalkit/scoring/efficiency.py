@@ -5,6 +5,10 @@ score = 1 − mean(min(1, tokens / max_tokens), min(1, turns / max_turns), min(1
 1.0 spends nothing, 0.0 exhausts every budget. Cost is in USD from the price table; a model without
 a price has cost None (never a guess). An agent that reports no usage (evalkit.axes.USAGE) has no
 efficiency score (None, "n/a") and no cost; the other figures are kept.
+
+A simulated user's tokens (the row's `user_usage`) are not the agent's: they are in neither the
+score nor `cost_usd`, but counted and priced apart (`user_tokens`, `user_cost_usd`, with the user
+model's price).
 """
 
 from __future__ import annotations
@@ -31,9 +35,23 @@ class EfficiencyScore(BaseModel):
     model_s: float
     sandbox_s: float
     budget_used: dict[str, float]  # tokens, turns, time: fraction of the task's budget
+    user_tokens: int = 0  # the simulated user's, apart from the agent's
+    user_cost_usd: float | None = None  # None: no simulated user, or no price for its model
 
 
-def score_efficiency(record: AttemptRecord, limits: Limits, price: Price | None) -> EfficiencyScore:
+def _user_cost(record: AttemptRecord, price: Price | None) -> tuple[int, float | None]:
+    """The simulated user's total tokens and their cost with the user model's price."""
+    usage = record.user_usage or {}
+    prompt, completion = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+    total = int(usage.get("total_tokens", prompt + completion))
+    if record.user is None or price is None:
+        return total, None
+    return total, round(price.cost(prompt, completion, int(usage.get("cached_tokens", 0))), 6)
+
+
+def score_efficiency(
+    record: AttemptRecord, limits: Limits, price: Price | None, user_price: Price | None = None
+) -> EfficiencyScore:
     usage = record.usage
     prompt, completion = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
     cached, total = int(usage.get("cached_tokens", 0)), int(usage.get("total_tokens", prompt + completion))
@@ -44,6 +62,7 @@ def score_efficiency(record: AttemptRecord, limits: Limits, price: Price | None)
     }
     score = 1 - sum(min(1.0, v) for v in used.values()) / len(used)
     reported = USAGE in record.produced
+    user_tokens, user_cost = _user_cost(record, user_price)
     return EfficiencyScore(
         score=round(score, 4),
         prompt_tokens=prompt,
@@ -58,4 +77,6 @@ def score_efficiency(record: AttemptRecord, limits: Limits, price: Price | None)
         model_s=record.model_time_s,
         sandbox_s=record.sandbox_time_s,
         budget_used={k: round(v, 4) for k, v in used.items()},
+        user_tokens=user_tokens,
+        user_cost_usd=user_cost,
     )

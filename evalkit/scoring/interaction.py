@@ -18,6 +18,15 @@ evalkit.toml under [scoring.interaction]):
     bash_write       0.00  writing files through bash (`cat >`, `sed -i`, `tee`, `> file`) although
                            write_file / edit exist: off unless a suite asks for it
 
+With a simulated user (`evalkit run --user simulated`), each `ask_user` question is counted by the
+class the simulator gave it (the row's `question_classes`):
+
+    informative_question  0.00  the answer added intent the prompt lacked: asking was right
+    redundant_question    0.05  the answer was already in the prompt or the code
+    unanswered_question   0.02  the user did not know (or the simulator failed): a small cost of
+                                a busy user's time
+    over_budget_question  0.10  asked past the task's `max_questions`, left unanswered
+
 An agent evalkit did not write (evidence `traffic`, no tool events) is scored from its recorded
 traffic (evalkit/scoring/traffic.py): malformed calls, unknown tools, repeated calls, budget
 overruns and its closing message are counted; the parts its own tools hide are listed in
@@ -56,6 +65,10 @@ class InteractionPenalties(BaseModel):
     no_tool_call: float = Field(0.10, ge=0)
     text_tool_call: float = Field(0.0, ge=0)
     bash_write: float = Field(0.0, ge=0)
+    informative_question: float = Field(0.0, ge=0)
+    redundant_question: float = Field(0.05, ge=0)
+    unanswered_question: float = Field(0.02, ge=0)
+    over_budget_question: float = Field(0.10, ge=0)
 
 
 class InteractionScore(BaseModel):
@@ -76,6 +89,22 @@ def _calls(events: list[dict]) -> list[tuple[str, str]]:
                 function = call.get("function") or {}
                 calls.append((str(function.get("name")), str(function.get("arguments") or "")))
     return calls
+
+
+# the row's `question_classes` keys → their penalty
+QUESTION_PENALTIES = {
+    "informative": "informative_question",
+    "redundant": "redundant_question",
+    "unanswered": "unanswered_question",
+    "over_budget": "over_budget_question",
+}
+
+
+def question_counts(record: AttemptRecord) -> dict[str, int]:
+    """The attempt's questions to the simulated user by penalty; 0 each on rows without a user.
+    Only evalkit's tool loop offers `ask_user`: an installed agent's counts leave them out."""
+    classes = record.question_classes or {}
+    return {penalty: int(classes.get(kind, 0)) for kind, penalty in QUESTION_PENALTIES.items()}
 
 
 def _canonical(arguments: str) -> str:
@@ -131,6 +160,7 @@ def score_interaction(
         "no_tool_call": faults.get("no_tool_call", 0),
         "text_tool_call": faults.get("text_tool_call", 0),
         "bash_write": bash_writes,
+        **question_counts(record),
     }
     weights: Mapping[str, float] = penalties.model_dump()
     score = max(0.0, 1.0 - sum(weights[k] * v for k, v in counts.items()))

@@ -1,6 +1,10 @@
 """Token prices: a pinned table shipped with evalkit (`prices.toml`), extended or overridden by
 `[prices."MODEL"]` tables in evalkit.toml. A model is looked up by its API id, then by its run
-name; replays of recorded trajectories cost nothing (the tokens were paid when recorded)."""
+name; replays of recorded trajectories cost nothing (the tokens were paid when recorded).
+
+A simulated user's model (`--user-model`) is priced the same way, by its run name, and its cost is
+kept apart from the agent's (`user_price_for`); the built-in `oracle-user` calls no model and costs
+nothing."""
 
 from __future__ import annotations
 
@@ -58,3 +62,15 @@ def price_for(table: dict[str, Price], model_id: str, name: str) -> Price | None
     if name.startswith("replay:"):
         return Price(input=0, output=0)
     return table.get(model_id) or table.get(name)
+
+
+FREE_USERS = frozenset({"oracle-user"})  # built-in simulators that call no model
+
+
+def user_price_for(table: dict[str, Price], user_model: str | None) -> Price | None:
+    """The price of a simulated user's model (None: no user, or no price for its model)."""
+    if user_model is None:
+        return None
+    if user_model in FREE_USERS:
+        return Price(input=0, output=0)
+    return price_for(table, user_model, user_model)

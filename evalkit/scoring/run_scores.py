@@ -33,10 +33,11 @@ from evalkit.sandbox.workspace import Workspace, build_workspace
 from evalkit.scoring.aggregate import best_of_k, bootstrap_ci, pass_at_k
 from evalkit.scoring.attempt_scores import AttemptScores, ScoringSettings, draft_attempt_quality, score_attempt
 from evalkit.scoring.judge import JudgeVerdict, judge_diff
-from evalkit.scoring.prices import price_for
+from evalkit.scoring.prices import price_for, user_price_for
 from evalkit.scoring.quality import QualityCache, finish_quality
 from evalkit.scoring.quality_lint import RuffUnavailable
 from evalkit.scoring.run_summary import RunSummary, ScoredRun
+from evalkit.scoring.user_figures import ask_figures
 from evalkit.tasks import Task, load_suite
 
 AXIS_COLUMNS = SCORE_COLUMNS  # every axis and the composite, per attempt
@@ -164,6 +165,13 @@ def results_frame(records: list[AttemptRecord], scores: list[AttemptScores]) -> 
             "tool_calls": record.tool_calls,
             "duration_s": record.duration_s,
             "agent_s": record.agent_s,
+            # the simulated user: None / 0 on rows without one
+            "user": record.user,
+            "user_model": record.user_model,
+            "questions": record.questions,
+            "informative_questions": int((record.question_classes or {}).get("informative", 0)),
+            "user_tokens": score.efficiency.user_tokens,
+            "user_cost_usd": score.efficiency.user_cost_usd,
         }
         # the parts of the axes that have them, as columns of their own
         row.update({f"quality.{name}": value for name, value in score.quality.parts.items()})
@@ -210,6 +218,7 @@ def _unscored() -> dict:
         "cost_per_resolved": None,
         "median_tokens": None,
         "median_duration_s": None,
+        "user": None,
     }
 
 
@@ -274,7 +283,23 @@ def _scored_figures(rows: pd.DataFrame) -> dict:
     entry["cost_per_resolved"] = None if total is None or not resolved_tasks else round(total / resolved_tasks, 6)
     entry["median_tokens"] = float(rows["total_tokens"].median())
     entry["median_duration_s"] = round(float(rows["duration_s"].median()), 3)
+    entry["user"] = _user_entry(rows)
     return entry
+
+
+def _user_entry(rows: pd.DataFrame) -> dict | None:
+    """The simulated user's figures (`ask_figures`) and its cost, apart from the agent's (None
+    when a priced attempt is missing its price); None when no attempt had a user."""
+    if "user" not in rows:
+        return None
+    with_user = rows[rows["user"].notna()]
+    questions, informative = (with_user[c].astype(int).tolist() for c in ("questions", "informative_questions"))
+    figures = ask_figures(zip(questions, informative, strict=True))
+    if figures is None:
+        return None
+    costs = with_user["user_cost_usd"]
+    figures["cost_usd"] = round(float(costs.sum()), 6) if costs.notna().all() else None
+    return figures
 
 
 def load_scores(store: RunStore) -> list[AttemptScores]:
@@ -313,6 +338,13 @@ def _score_attempts(
         if price_for(settings.prices, model_id, record.model) is None and model_id not in unpriced:
             unpriced.add(model_id)
             warn(f'no price for model `{model_id}`: its cost is left empty (add [prices."{model_id}"] to evalkit.toml)')
+        user_model = record.user_model if record.user else None
+        if user_model and user_price_for(settings.prices, user_model) is None and user_model not in unpriced:
+            unpriced.add(user_model)
+            warn(
+                f"no price for the simulated user's model `{user_model}`: its cost is left empty "
+                f'(add [prices."{user_model}"] to evalkit.toml)'
+            )
         scorable.append((record, task, trees[source]))
     rows = []
     for start in range(0, len(scorable), LINT_BATCH):
@@ -327,5 +359,10 @@ def _score_attempts(
             if judge is not None:
                 verdict = judge_diff(judge, task.prompt, record.model_patch, task.metadata.get("rubric"))
             quality = finish_quality(draft, quality_cache.linter)
-            rows.append(score_attempt(task, record, events, tree, settings, price, verdict, quality=quality))
+            user_price = user_price_for(settings.prices, record.user_model) if record.user else None
+            rows.append(
+                score_attempt(
+                    task, record, events, tree, settings, price, verdict, quality=quality, user_price=user_price
+                )
+            )
     return rows

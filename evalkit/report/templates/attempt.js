@@ -78,7 +78,7 @@ function partValue(key, v) {
   if (Array.isArray(v)) return v.join(", ");
   if (typeof v === "object") return Object.entries(v).map(([k, n]) => k + " × " + n).join(", ");
   if (isNum(v) && (key.startsWith("budget_") || key === "f2p_passed" || key === "p2p_passed")) return pct(v);
-  if (isNum(v) && key === "cost_usd") return usd(v);
+  if (isNum(v) && (key === "cost_usd" || key === "user_cost_usd")) return usd(v);
   if (isNum(v) && key === "wall_s") return duration(v);
   if (isNum(v) && !Number.isInteger(v)) return String(Number(v.toFixed(4)));
   if (isNum(v)) return int(v);
@@ -118,7 +118,8 @@ function scoresView(d) {
       changed_lines: sc.quality.changed_lines, reference_lines: sc.quality.reference_lines }],
     ["efficiency", sc.efficiency.score, { ...Object.fromEntries(Object.entries(sc.efficiency.budget_used || {})
       .map(([k, v]) => ["budget_" + k, v])), total_tokens: sc.efficiency.total_tokens,
-      cost_usd: sc.efficiency.cost_usd, turns: sc.efficiency.turns, tool_calls: sc.efficiency.tool_calls, wall_s: sc.efficiency.wall_s }],
+      cost_usd: sc.efficiency.cost_usd, turns: sc.efficiency.turns, tool_calls: sc.efficiency.tool_calls, wall_s: sc.efficiency.wall_s,
+      user_tokens: sc.efficiency.user_tokens || null, user_cost_usd: sc.efficiency.user_cost_usd }],  // the simulated user's, apart
     ["interaction", sc.interaction.score, { ...Object.fromEntries(Object.entries(sc.interaction.counts).filter(([, v]) => v)),
       ...(sc.interaction.score === null ? {} : Object.fromEntries((sc.interaction.not_observed || []).map((k) => [k, "n/a"]))) }],
     ["composite", sc.composite, sc.weights],

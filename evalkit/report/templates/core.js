@@ -28,6 +28,9 @@ const PART_LABELS = {
   tool_error: "tool errors", timeout: "command timeouts", repeated_call: "repeated calls",
   budget_overrun: "budget overrun", no_final_message: "no final message", unspecific_final: "unspecific final message",
   no_tool_call: "replies without a tool call", text_tool_call: "tool calls written as text", bash_write: "files written by bash",
+  informative_question: "informative questions", redundant_question: "redundant questions",
+  unanswered_question: "unanswered questions", over_budget_question: "questions over budget",
+  user_tokens: "simulated user's tokens", user_cost_usd: "simulated user's cost",
   ...DATA.axis_labels, summary: "summary", issues: "issues", error: "error",
 };
 const LIMIT_LABELS = {

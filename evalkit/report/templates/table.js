@@ -15,6 +15,20 @@ function leaderboardTable(suite) {
     { label: "agent", text: true, best: "low", value: (r) => r.agent, cell: agentCell },
     { label: "resolved % [95% CI]", best: "high", value: (r) => (allErrors(r) ? null : r.resolved_rate.mean), cell: resolvedCell },
   ];
+  // the simulated user (evalkit run --user simulated): both conditions side by side when two runs pair
+  if (rows.some((r) => r.user_pair)) {
+    columns.push(
+      { label: "resolved with user", best: "high", value: (r) => (r.user_pair ? r.user_pair.with_user : null), cell: (r) => userPairCell(r, "with_user") },
+      { label: "resolved without user", best: "high", value: (r) => (r.user_pair ? r.user_pair.without_user : null), cell: (r) => userPairCell(r, "without_user") },
+    );
+  }
+  if (rows.some((r) => r.user_figures)) {
+    const fig = (name) => (r) => (r.user_figures ? r.user_figures[name] : null);
+    columns.push(
+      { label: "ask rate", best: "high", value: fig("ask_rate"), cell: askCell },
+      { label: "informative share", best: "high", value: fig("informative_share"), cell: (r) => pct(fig("informative_share")(r)) },
+    );
+  }
   if (maxSamples > 1) {
     const at = (r, table) => table[String(r.samples)];
     columns.push(
@@ -144,6 +158,24 @@ function modelCell(row) {
   return parts;
 }
 
+// one condition's resolved rate over the tasks both runs scored; the pairing in the tooltip
+function userPairCell(row, side) {
+  const pair = row.user_pair;
+  if (!pair) return "—";
+  return h("span", { class: side === (row.user ? "with_user" : "without_user") ? null : "ci",
+    title: "over the " + pair.tasks + " tasks both runs scored; paired with run " + pair.other_run +
+      (row.user ? " (without a user)" : " (with a simulated user)"), text: pct(pair[side]) });
+}
+
+// share of attempts with at least one question, and questions per attempt
+function askCell(row) {
+  const f = row.user_figures;
+  if (!f) return "—";
+  return h("span", { title: f.questions + " questions over " + f.attempts + " attempts, answered by " + (f.user_model || "?") +
+    "; the simulator's cost, apart from the agent's: " + usd(f.cost_usd) },
+    pct(f.ask_rate), h("span", { class: "ci", text: " " + dec(f.questions_per_attempt, 2) + " q/attempt" }));
+}
+
 // the rate and its interval; no rate at all when every attempt ended in an error
 function resolvedCell(row) {
   if (allErrors(row)) return h("span", { class: "no-result", title: "every attempt ended in an endpoint or harness error", text: "no result" });
@@ -191,6 +223,11 @@ function tableNotes(suite) {
       "hover for all of it). The same model under two agents has a row each; group the rows by agent or by model " +
       "above the table (`evalkit report --group-by` sets the first grouping). A row whose agent crashed (its command " +
       "exited with an error: agent_error) says how often; unlike endpoint and harness errors, those attempts are scored.",
+    "simulated user (shown when a run had one, `evalkit run --user simulated`): resolved with and without a user " +
+      "over the tasks two runs of this suite both scored, when they differ only by the user (same model, agent, " +
+      "limits and samples); ask rate: share of attempts with at least one `ask_user` question, and questions per " +
+      "attempt; informative share: answers that added intent the prompt lacked, over the questions asked. The " +
+      "simulator's tokens are priced apart (hover the ask rate) and never in the agent's cost.",
     "◆ marks the Pareto frontier of the chart below. A model tried in several runs of this suite (a baseline " +
       "and a new run) has a row per run, labelled with the run id.",
   ];
