@@ -88,7 +88,18 @@ class ModelUser:
         except EndpointError as exc:
             return UserAnswer(NO_ANSWER, QuestionClass.UNANSWERED, 0, Usage(), time.perf_counter() - started, str(exc))
         text, question_class = parse_reply(text_of(reply.message.get("content")))
+        text = without_code(text)
         if question_class is None:
             question_class = answer_class(text, context)
         clean, redacted = redact(text, context.leak_sources)
         return UserAnswer(clean, question_class, redacted, reply.usage, reply.latency_s)
+
+
+CODE_LEFT_OUT = "[code left out]"
+_FENCED = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)  # a fenced block, or one the model never closed
+
+
+def without_code(text: str) -> str:
+    """The answer with its fenced code blocks left out: the user answers in words (a small model
+    told so still writes code, invented or not; the reference's own lines are redacted besides)."""
+    return _FENCED.sub(CODE_LEFT_OUT, text).strip()

@@ -37,6 +37,8 @@ REPLIES = {
     "classed": "The request already says expired keys act as missing.\nCLASS: redundant",
     "unclassed": "Zero or negative is an error; the CLI exits 2 with a message.\nCLASS: probably useful",
     "unsure": "I don't know, sorry.",
+    "coding": "Use a helper:\n```python\nimport time\nwhile True:\n    pass\n```\n"
+    "and keep the CLI as it is.\n```\nCLASS: informative",  # the second block never closed
 }
 
 
@@ -64,6 +66,13 @@ def test_an_answer_quoting_the_reference_change_comes_back_redacted(server, cont
     assert answer.redacted == 1  # the whole quoted line, counted once
     assert answer.question_class is QuestionClass.INFORMATIVE
     assert answer.usage.total_tokens > 0 and answer.error is None
+
+
+def test_a_user_answers_in_words_code_blocks_are_left_out(server, context):
+    answer = user(server, "coding").answer("How should I write it?", context)
+    assert "import time" not in answer.text and "while True" not in answer.text and "```" not in answer.text
+    assert answer.text.startswith("Use a helper:") and "and keep the CLI as it is." in answer.text
+    assert answer.question_class is QuestionClass.INFORMATIVE
 
 
 def test_the_class_line_is_read_and_left_out_of_the_answer(server, context):
