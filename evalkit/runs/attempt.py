@@ -109,7 +109,9 @@ def run_attempt(
         else:
             try:
                 deadline = time.monotonic() + limits.wall_time_s
-                outcome = agent.run(task.prompt, sandbox, limits, trajectory, deadline, user)
+                # an agent that cannot ask gets no `user` argument: agents written before users keep working
+                extra = {"user": user} if user is not None else {}
+                outcome = agent.run(task.prompt, sandbox, limits, trajectory, deadline, **extra)
                 sandbox.kill_all()  # a daemon the agent left would write into the diff's output or files
                 patch = sandbox.diff()
             except EvalkitError as exc:

@@ -77,6 +77,6 @@ def user_channel(
 ) -> UserChannel | None:
     """The attempt's channel to its simulated user; None when it has none (not enabled, or its
     agent cannot offer `ask_user`)."""
-    if simulator is None or not agent.asks_user or not setup.enabled_for(task):
+    if simulator is None or not getattr(agent, "asks_user", False) or not setup.enabled_for(task):
         return None
     return UserChannel(simulator, user_context(task), limits.max_questions)
