@@ -45,7 +45,6 @@ class AttemptOutcome:
     record: AttemptRecord
     engine_lost: bool = False
     trajectory: bytes | None = None
-    node: str = ""
 
 
 AGENT_ROLE = "agent"

@@ -99,4 +99,4 @@ class NodeJob:
                     )
                 trajectory_path = store.dir / record.trajectory
                 trajectory = trajectory_path.read_bytes() if trajectory_path.exists() else b""
-                return AttemptOutcome(record.model_copy(update={"node": node}), trajectory=trajectory, node=node)
+                return AttemptOutcome(record.model_copy(update={"node": node}), trajectory=trajectory)

@@ -29,6 +29,7 @@ from evalkit.models.backoff import EndpointRegistry
 from evalkit.models.builtin import builtin_policy
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
+from evalkit.models.policies import Policy
 from evalkit.models.server import ModelServer
 from evalkit.records import AttemptRecord, StopReason, utc_now
 from evalkit.runs.attempt import AttemptKey, AttemptOutcome, attempt_sandboxes, run_attempt
@@ -49,6 +50,11 @@ from evalkit.tasks import Suite, Task
 ENGINE_RETRIES = 2  # runs again of one attempt whose sandbox was lost with the Docker engine
 
 
+def builtin_policies(specs: list[ModelSpec], tasks: list[Task]) -> dict[str, Policy]:
+    """The run's built-in models (oracle, null, replay) by name, for a model server to serve."""
+    return {spec.name: builtin_policy(spec.builtin, tasks, spec.replay_path) for spec in specs if spec.builtin}
+
+
 @contextmanager
 def model_clients(
     specs: list[ModelSpec], tasks: list[Task], endpoints: EndpointRegistry | None = None
@@ -56,7 +62,7 @@ def model_clients(
     """A client per model; built-in ones point at an in-process server started for the run.
     `endpoints` is where the clients share connection slots and backoff (a live display reads it)."""
     with ExitStack() as stack:
-        builtin = {spec.name: builtin_policy(spec.builtin, tasks, spec.replay_path) for spec in specs if spec.builtin}
+        builtin = builtin_policies(specs, tasks)
         server = stack.enter_context(ModelServer(builtin)) if builtin else None
         clients = {}
         for spec in specs:
@@ -261,7 +267,7 @@ def served_builtins(specs: list[ModelSpec], tasks: list[Task], host: str) -> Ite
     """The built-in models (oracle, null, replay) served for a cluster's workers: bound on every
     interface of the driver, reached at `host` (the driver's address as the cluster sees it), and
     only with the run's token (a sandbox allowed the network must not fetch the oracle's answers)."""
-    builtin = {spec.name: builtin_policy(spec.builtin, tasks, spec.replay_path) for spec in specs if spec.builtin}
+    builtin = builtin_policies(specs, tasks)
     if not builtin:
         yield None
         return
