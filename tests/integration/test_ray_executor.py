@@ -114,8 +114,9 @@ def ray_cluster(docker_engine):
     temp_dir = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))  # short: Ray's socket paths have a length limit
     secret = f"probe-{secrets.token_hex(16)}"
     env = {"RAY_TMPDIR": str(temp_dir), "RAY_USAGE_STATS_ENABLED": "0", PROBE_ENV: secret}
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)
+    environment = pytest.MonkeyPatch()
+    for name, value in env.items():
+        environment.setenv(name, value)
     cluster = None
     try:
         cluster = Cluster(
@@ -137,11 +138,7 @@ def ray_cluster(docker_engine):
         deadline = time.monotonic() + 10  # workers exit once their raylet is gone
         while (left := processes_under(temp_dir)) and time.monotonic() < deadline:
             time.sleep(0.2)
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        environment.undo()
         shutil.rmtree(temp_dir, ignore_errors=True)
         assert left == [], f"Ray processes of the test cluster left: {left}"
 

@@ -79,20 +79,21 @@ def registry_cluster(docker_engine, tmp_path_factory):
     engine = PrivateEngine()
     ray_dir = Path(tempfile.mkdtemp(prefix="rr-", dir="/tmp"))
     processes: list[subprocess.Popen] = []
-    saved = {name: os.environ.get(name) for name in ("RAY_TMPDIR", "RAY_USAGE_STATS_ENABLED", "DOCKER_HOST")}
+    environment = pytest.MonkeyPatch()
     cluster = None
     try:
         processes.append(serve_registry(root / "host.yml", root / "storage", port))
         engine.start()
         processes.append(serve_registry(root / "node.yml", root / "storage", port, netns_of=engine._process.pid))
-        os.environ.update({"RAY_TMPDIR": str(ray_dir), "RAY_USAGE_STATS_ENABLED": "0"})
+        environment.setenv("RAY_TMPDIR", str(ray_dir))
+        environment.setenv("RAY_USAGE_STATS_ENABLED", "0")
         cluster = Cluster(
             initialize_head=True,
             head_node_args={"num_cpus": 1, "object_store_memory": 80_000_000, "include_dashboard": False},
         )
-        os.environ["DOCKER_HOST"] = engine.host  # the node's workers use the private engine
-        cluster.add_node(num_cpus=1, object_store_memory=80_000_000, resources={"sandbox": 1})
-        os.environ.pop("DOCKER_HOST")
+        cluster.add_node(  # the node's workers use the private engine
+            num_cpus=1, object_store_memory=80_000_000, resources={"sandbox": 1}, env_vars={"DOCKER_HOST": engine.host}
+        )
         cluster.wait_for_nodes()
         yield cluster.address, f"127.0.0.1:{port}/ek", engine
     finally:
@@ -102,11 +103,7 @@ def registry_cluster(docker_engine, tmp_path_factory):
             process.kill()
             process.wait()
         engine.destroy()
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        environment.undo()
         shutil.rmtree(ray_dir, ignore_errors=True)
 
 
