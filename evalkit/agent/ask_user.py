@@ -19,6 +19,11 @@ from evalkit.user.protocol import UserSimulator
 OVER_BUDGET = "over_budget"  # a question past the budget: not asked, counted beside the simulator's classes
 NO_MORE_QUESTIONS = "No more questions: decide from the code and the request."
 NO_ANSWER = "No answer: the user could not be reached; decide from the code and the request."
+ASK_COMMAND = (  # added to the prompt of an agent that runs its own tools (installed, command:)
+    "If the request leaves out something you need to know, you may ask the user who wrote it: run "
+    '`ask-user "your question"` in the shell, at most {max_questions} times. They are busy and answer '
+    "briefly, so ask only what the code and the request do not tell you."
+)
 
 
 @dataclass

@@ -12,6 +12,10 @@ stdout, is the error), else `submitted` (it finished). Whatever it left running 
 An installed agent (`installed.py`) is this same agent with a name, a version, its own
 environment and files it writes outside the workspace (its logs), copied out beside the trajectory
 before the sandbox goes.
+
+With a simulated user, the attempt's sandbox gets the `ask-user` command (/usr/local/bin), its
+prompt a line saying so and the budget, and its environment `EVALKIT_USER_URL`/`EVALKIT_USER_TOKEN`:
+the question goes to the proxy, which asks the user on the host (`AttemptChannel.ask_user`).
 """
 
 from __future__ import annotations
@@ -23,12 +27,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalkit.agent.ask_user import UserChannel
+from evalkit.agent.ask_user import ASK_COMMAND, UserChannel
 from evalkit.agent.loop import AgentOutcome
 from evalkit.agent.registry import COMMAND_PREFIX
 from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.axes import DIFF, TRAFFIC, USAGE
 from evalkit.bridge.channel import AttemptChannel
+from evalkit.bridge.proxy import ASK_USER_ROUTE
 from evalkit.bridge.run_proxy import RunProxy
 from evalkit.errors import SandboxError
 from evalkit.models.client import ChatClient
@@ -38,6 +43,8 @@ from evalkit.sandbox.protocol import ExecResult, Sandbox
 from evalkit.tasks.model import Limits
 
 LOG_SUFFIX = ".agent.log"
+ASK_USER_PATH = "/usr/local/bin/ask-user"  # on every shell's PATH, owned by root
+ASK_USER_SOURCE = Path(__file__).resolve().parents[1] / "bridge" / "ask_user_command.py"
 NAME_CHARS = 80  # of the command kept in the agent's recorded name
 
 
@@ -65,6 +72,18 @@ def _copy_out(sandbox: Sandbox, path: str, dest: Path) -> str | None:
     except (SandboxError, FileNotFoundError, tarfile.TarError) as exc:
         return f"{path}: not copied ({exc})"
     return None
+
+
+def install_ask_user(sandbox: Sandbox) -> None:
+    """Put the `ask-user` command into the sandbox (root's, executable by all)."""
+    source = ASK_USER_SOURCE.read_bytes()
+    body = b"#!/usr/bin/env python3\n" + source
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        info = tarfile.TarInfo(ASK_USER_PATH.lstrip("/"))
+        info.size, info.mode = len(body), 0o755
+        tar.addfile(info, io.BytesIO(body))
+    sandbox.copy_in(buffer.getvalue(), "/")
 
 
 def agent_command(template: str, env: dict[str, str]) -> str:
@@ -119,7 +138,7 @@ class CommandAgent:
     layer: str | None = None  # the installed agent whose files the sandbox's image gets
     version: str | None = None  # recorded with every attempt
     keep: tuple[str, ...] = ()  # files the agent writes in its sandbox, kept beside the trajectory
-    asks_user: bool = False  # its tools are its own: no `ask_user` to offer it
+    asks_user: bool = True  # through the `ask-user` command in its sandbox
 
     @property
     def name(self) -> str:
@@ -137,11 +156,11 @@ class CommandAgent:
         limits: Limits,
         trajectory: TrajectoryWriter,
         deadline: float,
-        user: UserChannel | None = None,  # never given: a command agent is not offered `ask_user` (asks_user)
+        user: UserChannel | None = None,
     ) -> AgentOutcome:
         if sandbox.proxy_url is None:
             raise SandboxError("the agent's sandbox has no route to the model proxy")
-        channel = AttemptChannel(self.client, trajectory, limits, deadline)
+        channel = AttemptChannel(self.client, trajectory, limits, deadline, user=user)
         token = self.proxy.register(channel)
         try:
             env = {
@@ -152,6 +171,11 @@ class CommandAgent:
                 "OPENAI_BASE_URL": f"{sandbox.proxy_url}/v1",
                 "OPENAI_API_KEY": token,
             }
+            if user is not None:
+                install_ask_user(sandbox)
+                asking = ASK_COMMAND.format(max_questions=user.max_questions)
+                env |= {"EVALKIT_PROMPT": f"{prompt}\n\n{asking}", "EVALKIT_USER_TOKEN": token,
+                        "EVALKIT_USER_URL": f"{sandbox.proxy_url}/v1{ASK_USER_ROUTE}"}  # fmt: skip
             trajectory.event("agent_command", command=self.template, log=agent_log_path(trajectory.path).name)
             time_left = deadline - time.monotonic()
             result = (

@@ -35,8 +35,9 @@ class Agent(Protocol):
     # an installed agent (sandboxes/agents/<layer>/) whose files its sandbox's image gets, else None
     layer: str | None
     version: str | None  # recorded on every attempt (`agent_version`): an installed agent's pin, else None
-    # it can offer the model `ask_user` (evalkit's tool loop); a `user` is given only then (absent: False,
-    # as for agents written before users)
+    # it can put questions to a simulated user (evalkit's tool loop as the `ask_user` tool, agents in
+    # a sandbox as the `ask-user` command); a `user` is given only then (absent: False, as for agents
+    # written before users)
     asks_user: bool
 
     def run(

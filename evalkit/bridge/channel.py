@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from evalkit.agent.ask_user import UserChannel
 from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.models.client import ChatClient, ChatReply, EndpointError
 from evalkit.models.messages import Usage, text_of
@@ -119,6 +120,7 @@ class AttemptChannel:
         limits: Limits,
         deadline: float,
         price: Callable[[Usage], float] | None = None,
+        user: UserChannel | None = None,
     ) -> None:
         self.token = "evalkit-" + secrets.token_urlsafe(24)
         self.client = client
@@ -127,6 +129,7 @@ class AttemptChannel:
         self.limits = limits
         self.deadline = deadline  # time.monotonic()
         self.price = price
+        self.user = user  # the attempt's simulated user, asked through `ask-user` (None: nobody answers)
         self.requests = 0
         self.turns = 0
         self.tool_calls = 0  # asked for in the model's replies (the agent runs them itself)
@@ -174,6 +177,23 @@ class AttemptChannel:
             self._count(reply)
             model = request.get("model") if isinstance(request.get("model"), str) else self.model
             return Answer(200, completion_body(reply, model))
+
+    def ask_user(self, body: object) -> Answer:
+        """Answer one `ask-user` question (a JSON body `{"question": ...}`) through the attempt's
+        simulated user, within its question budget; the exchange is a `user` event, as in the tool
+        loop. No user: 404. The attempt ended: the error every model request gets too."""
+        question = body.get("question") if isinstance(body, dict) else None
+        if not isinstance(question, str) or not question.strip():
+            return error_answer(400, 'the body needs a non-empty "question" string', "invalid_request_error")
+        if self.user is None:
+            return error_answer(404, "nobody answers questions in this attempt: decide from the code and the request",
+                                "invalid_request_error", "no_user")  # fmt: skip
+        with self._lock:
+            if self.stop_reason is not None:
+                return self._refuse()
+            text, fields = self.user.ask(question.strip())
+            self.trajectory.event("user", turn=self.turns, via="ask-user", **fields)
+        return Answer(200, {"answer": text})
 
     def _record_request(self, request: dict, messages: list, tools: object) -> None:
         """A `proxy_request` event (the agent's own knobs; the tools when they change), then the

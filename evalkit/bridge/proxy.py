@@ -1,5 +1,7 @@
 """The recording model proxy: one OpenAI-compatible server per run (`/v1/models`,
-`/v1/chat/completions`, streamed or not) that agents inside sandboxes call instead of the model.
+`/v1/chat/completions`, streamed or not) that agents inside sandboxes call instead of the model,
+and `/v1/evalkit/ask_user`, where the `ask-user` command puts an attempt's questions to its
+simulated user.
 
 Each attempt registers an `AttemptChannel` and hands its agent the channel's random token as
 `OPENAI_API_KEY` and `base_url` as `OPENAI_BASE_URL`; the proxy finds the attempt by the token
@@ -22,6 +24,7 @@ from evalkit.bridge.channel import Answer, AttemptChannel, error_answer
 from evalkit.models.sse import send_stream, wants_usage
 
 MAX_REQUEST_BYTES = 64 * 1024 * 1024
+ASK_USER_ROUTE = "/evalkit/ask_user"  # under the proxy's /v1: what `ask-user` in a sandbox posts to
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -67,7 +70,8 @@ class _Handler(BaseHTTPRequestHandler):
             too_large = f"request body over {MAX_REQUEST_BYTES} bytes"
             return self._send(error_answer(413, too_large, "invalid_request_error"))
         body = self.rfile.read(length)
-        if self._route() != "/chat/completions":
+        route = self._route()
+        if route not in ("/chat/completions", ASK_USER_ROUTE):
             return self._send(error_answer(404, f"no route {self.path}", "invalid_request_error"))
         channel = self._channel()
         if channel is None:
@@ -78,6 +82,8 @@ class _Handler(BaseHTTPRequestHandler):
             request = None
         if not isinstance(request, dict):
             return self._send(error_answer(400, "the body is not a JSON object", "invalid_request_error"))
+        if route == ASK_USER_ROUTE:
+            return self._send(channel.ask_user(request))
         answer = channel.exchange(request)
         if answer.status == 200 and request.get("stream"):
             return send_stream(self, answer.body, wants_usage(request))

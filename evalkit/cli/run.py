@@ -230,7 +230,7 @@ def run(
         return spec.model_copy(update={k: v for k, v in changes.items() if v is not None})
 
     specs = model_specs(args, resolved)
-    user_setup = _user_setup(args.user, args.user_model, args.agent, selected, resolved)
+    user_setup = _user_setup(args.user, args.user_model, selected, resolved)
     for spec in [*specs, *([user_setup.spec] if user_setup.spec else [])]:
         spec.api_key()  # a missing key or header variable stops the run before its folder exists
         spec.header_values()
@@ -308,15 +308,10 @@ def _check_retry(run_id: str | None, out: Path) -> None:
         raise EvalkitError(f"--retry-errors: no run `{run_id}` in {out}; give the --run-id (and --out) of a run")
 
 
-def _user_setup(
-    mode: str, model: str, agent: str, tasks: list[Task], resolve: Callable[[str], ModelSpec]
-) -> UserSetup:
+def _user_setup(mode: str, model: str, tasks: list[Task], resolve: Callable[[str], ModelSpec]) -> UserSetup:
     """Who answers `ask_user` in this run; its model resolved like --model's (None for oracle-user)."""
-    from evalkit.agent.registry import DEFAULT_AGENT
     from evalkit.runs.user_setup import DEFAULT_USER_MODEL, UserSetup
 
-    if mode == "simulated" and agent != DEFAULT_AGENT:
-        raise EvalkitError(f"--user simulated: only the {DEFAULT_AGENT} agent can ask a user, not {agent}")
     setup = UserSetup(mode, model)  # type: ignore[arg-type]  # checked by check_user_mode
     if model == DEFAULT_USER_MODEL or not setup.needed(tasks):
         return setup

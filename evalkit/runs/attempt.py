@@ -92,7 +92,8 @@ def run_attempt(
             evidence=sorted(agent.evidence),
             endpoint=spec.public(),
             limits=limits.model_dump(),
-            tools=[*agent.tools, ASK_USER_SCHEMA] if user is not None else agent.tools,
+            # the tool loop offers `ask_user` as a tool; an agent with its own tools, as a command
+            tools=[*agent.tools, ASK_USER_SCHEMA] if user is not None and agent.tools else agent.tools,
             user=user.name if user is not None else None,
             started_at=started_at,
         )

@@ -2,7 +2,7 @@
 channel through which the tool loop's `ask_user` reaches it.
 
 A task enables a user for itself (`[user] mode = "simulated"`) even when the run does not; an
-agent that cannot offer `ask_user` (installed and command agents, for now) gets none either way.
+agent that cannot ask (one without `asks_user`) gets none either way.
 The setup travels to cluster nodes by value: the user model's spec holds no key.
 """
 

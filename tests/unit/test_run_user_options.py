@@ -43,7 +43,7 @@ def test_a_resume_keeps_the_runs_user_and_refuses_another():
         resume_args(_asked(user_model="qwen"), {"run_id", "user_model"}, _manifest(), Path("r1"))
 
 
-def test_only_the_tool_loop_gets_a_user_and_a_task_may_ask_for_one(demo_suite):
+def test_agents_that_can_ask_get_a_user_and_a_task_may_ask_for_one(demo_suite):
     task = demo_suite.tasks[0]
     asking = task.model_copy(update={"user": UserSpec(mode="simulated")})
     spec = resolve_model("oracle", {})
@@ -53,20 +53,19 @@ def test_only_the_tool_loop_gets_a_user_and_a_task_may_ask_for_one(demo_suite):
     assert user_channel(UserSetup(), simulator, loop, asking, Limits(max_questions=5)).max_questions == 5
     assert user_channel(UserSetup("simulated"), simulator, loop, task, Limits()) is not None
 
-    class CommandLike:
-        asks_user = False
+    command = make_agent("command:true", spec, client=None, output_limit=1000, proxy=object())
+    assert user_channel(UserSetup("simulated"), simulator, command, task, Limits()) is not None  # via `ask-user`
 
-    assert user_channel(UserSetup("simulated"), simulator, CommandLike(), asking, Limits()) is None
+    class WrittenBeforeUsers:  # no `asks_user`: never given a user
+        pass
+
+    assert user_channel(UserSetup("simulated"), simulator, WrittenBeforeUsers(), asking, Limits()) is None
 
 
-def test_user_simulated_with_a_command_agent_is_one_line_and_writes_no_run(tmp_path):
-    result = evalkit("run", "--model", "oracle", "--agent", "command:true", "--user", "simulated",
-                     "--out", tmp_path, "--run-id", "u1", "--no-preflight")  # fmt: skip
-    assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr.strip() == "error: --user simulated: only the tool-loop agent can ask a user, not command:true"
-    assert not (tmp_path / "u1").exists()
+def test_a_bad_user_mode_is_one_line_and_writes_no_run(tmp_path):
     bad = evalkit("run", "--model", "oracle", "--user", "maybe", "--out", tmp_path, "--run-id", "u1")
     assert bad.returncode == 2 and bad.stderr.strip() == "error: --user maybe: give none or simulated"
+    assert not (tmp_path / "u1").exists()
 
 
 def test_every_demo_task_says_its_intent_beyond_the_prompt(demo_suite):
