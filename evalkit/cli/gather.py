@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -16,8 +17,10 @@ from evalkit.cli.common import (
     _open_backend,
     app,
     check_registry_use,
+    concurrency_for,
     console,
     err_console,
+    given_options,
     new_run_id,
 )
 from evalkit.errors import EvalkitError
@@ -29,6 +32,7 @@ from evalkit.wording import counted
 
 @app.command("gather")
 def gather_command(
+    ctx: typer.Context,
     repo: Annotated[str, typer.Argument(help="A local git repository, or a URL to clone.")],
     out: Annotated[
         Path,
@@ -52,7 +56,10 @@ def gather_command(
         int, typer.Option(min=0, help="Existing test modules beside the touched ones, run for PASS_TO_PASS.")
     ] = 5,
     concurrency: Annotated[
-        int, typer.Option(min=1, help="Candidates validated side by side (screening stays serial).")
+        int,
+        typer.Option(
+            min=1, help="Candidates validated side by side (default 2; --executor ray: the cluster's sandboxes)."
+        ),
     ] = 2,
     max_ids_per_test: Annotated[
         int, typer.Option(min=1, help="FAIL_TO_PASS ids kept per test function (parametrised; sampled).")
@@ -104,9 +111,10 @@ def gather_command(
     )
     check_registry_use(registry, executor_name)
     executor = open_executor(executor_name, ray_address)
+    options = replace(options, concurrency=concurrency_for(executor, concurrency, "concurrency" in given_options(ctx)))
     backend = _open_backend(new_run_id())
     try:
-        with GatherDisplay(err_console, concurrency) as display:
+        with GatherDisplay(err_console, options.concurrency) as display:
             report = gather(repo, out, options, backend, display, executor, registry=registry)
     except KeyboardInterrupt:
         raise _interrupted(backend, "every decided commit is kept; run the same command again to continue") from None

@@ -219,6 +219,7 @@ def _validate(g: _Gathering, work: _Work, run_tests: TestsRunner) -> Task | Reje
         **({"failing_with_change": ", ".join(tests.broken)} if tests.broken else {}),
         **({"fail_to_pass_total": str(tests.fail_to_pass_total)} if sampled else {}),
         **({"fail_to_pass_sample": f"at most {options.max_ids_per_test} ids per test function"} if sampled else {}),
+        **({"validated_on": tests.node} if tests.node else {}),  # a cluster node
     }
     spec = TestSpec(command=work.env.test_command, fail_to_pass=tests.fail_to_pass, pass_to_pass=tests.pass_to_pass)
     update = {"image": work.image, "tags": ["gathered"], "tests": spec, "metadata": metadata}
@@ -283,7 +284,7 @@ def gather(
         queue, job, backend=backend, concurrency=options.concurrency, on_result=finished, on_error=failed, stop=stop
     )
     report = _rebuild(journal, history, out, options.max_tasks)
-    report.resumed, report.validated_now = len(decided), display.validated_now
+    report.resumed, report.validated_now, report.concurrency = len(decided), display.validated_now, options.concurrency
     report.validation_s = time.monotonic() - started if display.validated_now else 0.0
     write_atomic(out / REPORT, json.dumps(report.as_json(), indent=2) + "\n")
     return report

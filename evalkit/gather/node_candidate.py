@@ -4,10 +4,10 @@ tests before and after the change from the task that travelled (workspace and re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from evalkit.gather.validate import CandidateTests, validate_candidate
-from evalkit.runs.node_backend import node_backend
+from evalkit.runs.node_backend import node_backend, node_name
 from evalkit.runs.task_payload import TaskPayload
 
 
@@ -29,6 +29,7 @@ class NodeCandidateCheck:
 
     def __call__(self, item: CandidateOnNode) -> CandidateTests:
         with node_backend(self.backend, self.run_id, item.payload) as (backend, task):
-            return validate_candidate(
+            tests = validate_candidate(
                 task, backend, self.runs, self.max_pass_to_pass, item.neighbours, self.max_ids_per_test
             )
+        return replace(tests, node=node_name())

@@ -70,6 +70,7 @@ class GatherReport:
     resumed: int = 0  # commits decided by an earlier gather into the same --out
     validated_now: int = 0  # candidates validated by this session
     validation_s: float = 0.0  # wall time this session spent validating
+    concurrency: int = 1  # candidates this session validated side by side
 
     @property
     def per_minute(self) -> float | None:
@@ -86,6 +87,7 @@ class GatherReport:
             "funnel": self.funnel.as_json(),
             "session": {
                 "decided_before": self.resumed,
+                "concurrency": self.concurrency,
                 "validated": self.validated_now,
                 "validation_seconds": round(self.validation_s, 1),
                 "validated_per_minute": self.per_minute,

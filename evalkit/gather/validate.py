@@ -42,6 +42,7 @@ class CandidateTests:
     broken: list[str] = field(default_factory=list)  # failing with the change: left out of both lists
     fail_to_pass_total: int = 0  # before the per-function sample
     reason: str | None = None  # why the candidate is rejected, None when kept
+    node: str | None = None  # the cluster node that ran the tests (None: this machine)
 
 
 def test_files(test_patch: str) -> list[str]:

@@ -29,8 +29,10 @@ from typing import Any
 import pytest
 from agent_runs import assert_nothing_left, rows_of
 from conftest import DEMO_SUITE, EVALKIT, run_evalkit
+from shop_repo import EXPECTED_REJECTIONS, EXPECTED_TASK_SUBJECTS, build_shop_repo
 
 from evalkit.sandbox.containers import LABEL_OWNER, LABEL_ROLE, LABEL_RUN, LABEL_TASK
+from evalkit.tasks import load_suite
 
 pytestmark = pytest.mark.integration
 
@@ -264,6 +266,28 @@ def test_a_killed_driver_resumes_from_its_run_id_alone(ray_cluster, docker_engin
     assert len(rows) == len(keyed(rows)) == 8 and all(r["resolved"] for r in rows)
     assert {r["node"] for r in rows[len(before) :]} <= ray_cluster.both  # resumed on the cluster
     assert_nothing_left(docker_engine, "resumed")
+
+
+def test_gather_on_the_cluster_gives_the_expected_suite_with_every_sandbox_busy(ray_cluster, tmp_path):
+    """`evalkit gather --executor ray` without --concurrency, on the cluster with a third node (3
+    sandboxes, where the local default is 2): the candidates' tests run on the nodes (each task
+    names its node), 3 side by side, and the suite is the one a local gather of that history gives
+    (tests/integration/test_gather.py)."""
+    third = ray_cluster.cluster.add_node(**NODE_MEMORY, resources={"sandbox": 1, "node4": 1})
+    try:
+        ray_cluster.cluster.wait_for_nodes()
+        repo = build_shop_repo(tmp_path / "shop")
+        result = run_evalkit("gather", repo, "--out", tmp_path / "suite", "--min-lines", "20", "--runs", "8",
+                             "--executor", "ray", "--ray-address", ray_cluster.address, timeout=900)  # fmt: skip
+    finally:
+        ray_cluster.cluster.remove_node(third)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    report = json.loads((tmp_path / "suite" / "gather-report.json").read_text())
+    assert report["session"]["concurrency"] == 3
+    tasks = load_suite(tmp_path / "suite").tasks
+    assert sorted(t.metadata["original_message"].splitlines()[0] for t in tasks) == sorted(EXPECTED_TASK_SUBJECTS)
+    assert {r["subject"]: r["stage"] for r in report["rejected"]} == {k: v[0] for k, v in EXPECTED_REJECTIONS.items()}
+    assert {t.metadata["validated_on"] for t in tasks} <= ray_cluster.both | {ray_cluster.name_of(third)}
 
 
 def test_a_node_without_an_engine_is_left_out_and_its_attempt_runs_elsewhere(ray_cluster, tmp_path):
