@@ -43,6 +43,17 @@ def command_template(agent: str) -> str | None:
     return template
 
 
+def installed_layer(name: str) -> str | None:
+    """The image layer installed agent `name` runs from (its own name); None for evalkit's tool
+    loop and `command:` agents, which need none."""
+    if command_template(name) is not None:
+        return None
+    from evalkit.agent.installed import InstalledAgent
+
+    found = load(AGENTS, name, "agent")
+    return found.name if isinstance(found, InstalledAgent) else None
+
+
 def check_agent(name: str) -> str:
     """`name` if an agent has it (or it is `command:` and a command); else one line listing the
     agents there are."""

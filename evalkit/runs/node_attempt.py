@@ -66,6 +66,8 @@ class NodeJob:
     integrity_policy: IntegrityPolicy
     builtin: BuiltinEndpoint | None = None
     user: UserSetup = field(default_factory=UserSetup)  # who answers `ask_user`
+    agent_image: str | None = None  # with --registry: the installed agent's own image, pushed there
+    registry: str | None = None
 
     def __call__(self, attempt: NodeAttempt) -> AttemptOutcome:
         """Run `attempt` on this node's engine; a failure of the node's setup (no engine, a key
@@ -85,7 +87,9 @@ class NodeJob:
                 raise node_error(exc) from None
             with closing(client), RunProxy(backend) as proxy, tempfile.TemporaryDirectory() as tmp:
                 agent = make_agent(self.agent, spec, client, self.output_limit, proxy)
-                if agent.layer is not None:
+                if agent.layer is not None and self.agent_image is not None and self.registry is not None:
+                    backend.adopt_layer(agent.layer, self.agent_image, self.registry)  # pulled, not built
+                elif agent.layer is not None:
                     backend.prepare_layer(agent.layer)  # built once per node, from the same recipe and hash
                 if agent.egress == "proxy":
                     proxy.start()

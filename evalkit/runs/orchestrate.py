@@ -20,7 +20,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from evalkit.agent.registry import DEFAULT_AGENT, make_agent
+from evalkit.agent.registry import DEFAULT_AGENT, installed_layer, make_agent
 from evalkit.bridge.run_proxy import RunProxy
 from evalkit.errors import EvalkitError
 from evalkit.files import write_atomic
@@ -183,8 +183,9 @@ def execute(
     `on_record` (or, when the attempt will run again because the engine went away under it, to
     `on_retry`). With `pool` the backend is told the plan's sandboxes, to make
     `concurrency + POOL_SLACK` of them ahead. With `registry` (a cluster run) each task's
-    image is pushed there for the nodes to pull. `user` says who answers `ask_user` (None: nobody,
-    but for tasks that ask for a simulated user, answered by oracle-user)."""
+    image, and an installed agent's own image, are pushed there for the nodes to pull. `user`
+    says who answers `ask_user` (None: nobody, but for tasks that ask for a simulated user,
+    answered by oracle-user)."""
     runner = executor or LocalExecutor()
     user = user or UserSetup()
     engine_retries: Counter[tuple[str, str, int]] = Counter()
@@ -211,6 +212,9 @@ def execute(
     try:
         if runner.remote:
             job = node_job(specs, backend_name, backend.run_id, overrides, output_limit, integrity_policy, agent, user)
+            layer = installed_layer(agent)
+            if registry is not None and layer is not None:  # built here once, pulled by the nodes
+                job = replace(job, agent_image=backend.publish_layer(layer, registry), registry=registry)
             with served_builtins(specs, tasks, runner.reachable_host()) as builtin:
                 payloads: dict[str, TaskPayload] = {}  # one per task, shared by its attempts
                 for key in plan:

@@ -114,7 +114,27 @@ class DockerBackend:
     def publish_image(self, task: Task, registry: str) -> str:
         """The task's image, resolved (built when missing) and pushed to `registry` once per run;
         its tag, for nodes to pull."""
-        tag = self.image(task)
+        return self._pushed(self.image(task), registry)
+
+    def adopt_image(self, task: Task, tag: str, registry: str) -> None:
+        """Use `tag` as the task's image; pulled from `registry` when this engine lacks it."""
+        self._pulled(tag, registry)
+        with self._lock:
+            self._images[self._image_key(task)] = tag
+
+    def publish_layer(self, layer: str, registry: str) -> str:
+        """The installed agent's own image, built when missing and pushed to `registry` once per run."""
+        return self._pushed(self._agent_image(layer), registry)
+
+    def adopt_layer(self, layer: str, tag: str, registry: str) -> None:
+        """Use `tag` as the installed agent's own image (no recipe build, no base image needed);
+        pulled from `registry` when this engine lacks it."""
+        self._pulled(tag, registry)
+        with self._build_lock:
+            self._images[f"agent {layer}"] = tag
+
+    def _pushed(self, tag: str, registry: str) -> str:
+        """`tag` pushed to `registry`, once per run."""
         key = f"pushed {tag} to {registry}"
         with self._build_lock:
             if key not in self._images:
@@ -122,13 +142,10 @@ class DockerBackend:
                 self._images[key] = tag
         return tag
 
-    def adopt_image(self, task: Task, tag: str, registry: str) -> None:
-        """Use `tag` as the task's image; pulled from `registry` when this engine lacks it."""
+    def _pulled(self, tag: str, registry: str) -> None:
         with self._build_lock:
             if not image_exists(self.client, tag):
                 pull_image(self.client, tag, registry)
-        with self._lock:
-            self._images[self._image_key(task)] = tag
 
     def image(self, task: Task) -> str:
         """The task's image: its SWE-bench environment (built once per version), else its `image`.

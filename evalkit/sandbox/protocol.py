@@ -152,6 +152,16 @@ class SandboxBackend(Protocol):
         """Use image `tag` for `task` instead of resolving its `image`; pulled from `registry` if missing."""
         ...
 
+    def publish_layer(self, layer: str, registry: str) -> str:
+        """Installed agent `layer`'s own image tag, the image built if missing and pushed to
+        `registry` (nodes then layer it onto their task images without building it)."""
+        ...
+
+    def adopt_layer(self, layer: str, tag: str, registry: str) -> None:
+        """Use image `tag` as installed agent `layer`'s own image instead of building it from its
+        recipe; pulled from `registry` if missing."""
+        ...
+
     def adopt_workspace(self, task: Task, workspace: Workspace) -> None:
         """Use `workspace` for `task` instead of building it: one built elsewhere (by the driver of
         a cluster run, which has the suite and the repository) travelled with the attempt."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import socket
 import subprocess
@@ -22,12 +23,16 @@ from agent_runs import rows_of
 from conftest import DEMO_SUITE, run_evalkit
 from private_engine import PrivateEngine
 
+from evalkit.runs.attempt import AGENT_ROLE
+from evalkit.sandbox.backend import DockerBackend
 from evalkit.sandbox.containers import LABEL_RUN
 from evalkit.sandbox.images import BASE_IMAGE
+from evalkit.tasks import load_suite
 
 pytestmark = pytest.mark.integration
 
 TASK = "kvstore-ttl"
+AGENT = "mini-swe-agent"
 
 
 def free_port() -> int:
@@ -171,3 +176,41 @@ def test_a_malformed_registry_or_one_without_a_cluster_is_one_line(tmp_path):
         "error: --registry 127.0.0.1:5000: images go through a registry for --executor ray only"
     ], local.stderr
     assert not any(tmp_path.iterdir())
+
+
+
+def test_an_installed_agents_image_reaches_an_empty_node_through_the_registry(registry_cluster, marked_suite, tmp_path):
+    """--agent mini-swe-agent with --registry: the driver builds the agent's own image once and
+    pushes it; the node pulls it instead of building it from its recipe (which needs the base
+    image and PyPI), and layers it onto the task image it pulled.
+
+    The private engine has no bridge network, so the attempt cannot reach the node's model proxy
+    and ends there (a node of a real cluster has one): what this test checks is that it got past
+    the agent's image, and that a sandbox of the layered image on that engine has the agent."""
+    address, registry, engine = registry_cluster
+    before = images_of(engine)  # the module's other test may have pulled a task image of its own
+    result = run_evalkit("run", "--suite", marked_suite, "--model", "oracle", "--agent", AGENT, "--out", tmp_path,
+                         "--executor", "ray", "--ray-address", address, "--no-preflight", "--registry", registry,
+                         "--run-id", "agent-registry", timeout=1500)  # fmt: skip
+    (row,) = rows_of(tmp_path / "agent-registry")
+    assert "base image" not in row["error"] and AGENT not in row["error"], (row["error"], result.stderr[-2000:])
+    images = images_of(engine)
+    (agent_image,) = [tag for tag in images - before if tag.startswith(f"evalkit/agent-{AGENT}:")]
+    (task_image,) = [tag for tag in images - before if tag.startswith("evalkit/env-marked:")]
+    assert BASE_IMAGE not in images
+
+    task = next(t for t in load_suite(marked_suite).tasks if t.id == TASK)
+    client = engine.client()
+    backend = DockerBackend(client, run_id="agent-layer-on-node")
+    try:
+        backend.adopt_image(task, task_image, registry)
+        backend.adopt_layer(AGENT, agent_image, registry)
+        with backend.open(task, role=AGENT_ROLE, layer=AGENT) as box:
+            probe = "import sys; sys.path.insert(0, '/opt/evalkit-agents/mini-swe-agent/lib'); import minisweagent"
+            found = box.exec(f"MSWEA_SILENT_STARTUP=1 MSWEA_GLOBAL_CONFIG_DIR=/tmp/m python3 -c {shlex.quote(probe)}")
+            assert found.exit_code == 0, found.stderr
+    finally:
+        backend.close()
+        client.close()
+    assert BASE_IMAGE not in images_of(engine)  # layered on the node without the base
+    assert engine.containers(f"{LABEL_RUN}=agent-registry") == []
