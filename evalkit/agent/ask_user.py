@@ -43,14 +43,15 @@ class UserChannel:
     def name(self) -> str:
         return self.simulator.name
 
-    def ask(self, question: str) -> tuple[str, dict]:
-        """What the agent is told, and the fields of the trajectory's `user` event."""
+    def ask(self, question: str, deadline: float | None = None) -> tuple[str, dict]:
+        """What the agent is told, and the fields of the trajectory's `user` event; the simulator
+        answers by `deadline` (the attempt's end) at the latest."""
         self.questions += 1
         if self.questions > self.max_questions:
             self.classes[OVER_BUDGET] += 1
             return NO_MORE_QUESTIONS, {"question": question, "answer": NO_MORE_QUESTIONS, "class": OVER_BUDGET}
         try:
-            answer = self.simulator.answer(question, self.context)
+            answer = self.simulator.answer(question, self.context, deadline)
         except Exception as exc:  # noqa: BLE001 - a simulator's failure is the attempt's record, never a crash
             answer = UserAnswer("", QuestionClass.UNANSWERED, 0, Usage(), error=f"{type(exc).__name__}: {exc}")
         text = answer.text if answer.text.strip() and answer.error is None else NO_ANSWER

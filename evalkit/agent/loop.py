@@ -166,7 +166,7 @@ def run_agent(
             name, arguments = call["function"]["name"], call["function"]["arguments"]
             try:
                 if name == ASK_USER and user is not None:
-                    result = _ask(user, arguments, trajectory, out.turns, call["id"])
+                    result = _ask(user, arguments, trajectory, out.turns, call["id"], deadline)
                 else:
                     result = toolbox.run(name, arguments, time_left_s=deadline - time.monotonic())
             except SandboxError as exc:
@@ -201,12 +201,12 @@ def run_agent(
 
 
 def _ask(
-    user: UserChannel, arguments: str | None, trajectory: TrajectoryWriter, turn: int, call_id: str
+    user: UserChannel, arguments: str | None, trajectory: TrajectoryWriter, turn: int, call_id: str, deadline: float
 ) -> ToolOutcome:
     """An `ask_user` call: its question to the simulated user, the exchange in a `user` event."""
     args = parse_arguments(ASK_USER, arguments, AskUserArgs)
     if isinstance(args, ToolOutcome):
         return args
-    answer, fields = user.ask(args.question)
+    answer, fields = user.ask(args.question, deadline)
     trajectory.event("user", turn=turn, call_id=call_id, **fields)
     return ToolOutcome(answer)

@@ -191,7 +191,7 @@ class AttemptChannel:
         with self._lock:
             if self.stop_reason is not None:
                 return self._refuse()
-            text, fields = self.user.ask(question.strip())
+            text, fields = self.user.ask(question.strip(), self.deadline)
             self.trajectory.event("user", turn=self.turns, via="ask-user", **fields)
         return Answer(200, {"answer": text})
 

@@ -76,15 +76,17 @@ class ModelUser:
         """Close the client's connections (the run that made this user ends)."""
         self.client.close()
 
-    def answer(self, question: str, context: UserContext) -> UserAnswer:
-        """The model's reply, redacted and classed (its own class line, else the overlap rule)."""
+    def answer(self, question: str, context: UserContext, deadline: float | None = None) -> UserAnswer:
+        """The model's reply, redacted and classed (its own class line, else the overlap rule);
+        asked for at most `timeout_s`, and never past the attempt's `deadline`."""
         messages = [
             {"role": "system", "content": system_prompt(context)},
             {"role": "user", "content": question},
         ]
         started = time.perf_counter()
         try:
-            reply = self.client.complete(messages, [], time.monotonic() + self.timeout_s)
+            own = time.monotonic() + self.timeout_s
+            reply = self.client.complete(messages, [], own if deadline is None else min(own, deadline))
         except EndpointError as exc:
             return UserAnswer(NO_ANSWER, QuestionClass.UNANSWERED, 0, Usage(), time.perf_counter() - started, str(exc))
         text, question_class = parse_reply(text_of(reply.message.get("content")))

@@ -13,7 +13,7 @@ from evalkit.user.overlap import DONT_KNOW, answer_class, given_words, in_prompt
 class OracleUser:
     name = "oracle-user"
 
-    def answer(self, question: str, context: UserContext) -> UserAnswer:
+    def answer(self, question: str, context: UserContext, deadline: float | None = None) -> UserAnswer:
         """The relevant intent sentences the prompt lacks, else those it has (redundant), else
         "I don't know."; classed by the overlap rule before redaction."""
         relevant = relevant_sentences(question, context)

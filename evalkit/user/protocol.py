@@ -11,7 +11,8 @@ from evalkit.user.context import UserContext
 class UserSimulator(Protocol):
     name: str  # recorded as the row's `user_model`
 
-    def answer(self, question: str, context: UserContext) -> UserAnswer:
-        """The user's reply to `question`, already redacted and classed; never raises for an
-        endpoint failure (the answer carries `error` instead)."""
+    def answer(self, question: str, context: UserContext, deadline: float | None = None) -> UserAnswer:
+        """The user's reply to `question`, already redacted and classed, by `deadline` (a
+        time.monotonic() value: the attempt's own end) at the latest; never raises for an endpoint
+        failure or a deadline passed (the answer carries `error` instead)."""
         ...

@@ -36,7 +36,7 @@ class ScriptedUser:
     def __init__(self) -> None:
         self.asked: list[str] = []
 
-    def answer(self, question, context):
+    def answer(self, question, context, deadline=None):
         self.asked.append(question)
         return UserAnswer(f"Answer {len(self.asked)}.", QuestionClass.INFORMATIVE, 1, Usage(7, 3), latency_s=0.25)
 
@@ -118,7 +118,7 @@ def test_a_simulator_that_fails_is_an_unanswered_question_not_a_crash(channel):
     class Broken:
         name = "broken"
 
-        def answer(self, question, context):
+        def answer(self, question, context, deadline=None):
             raise ConnectionError("endpoint down")
 
     user = channel()

@@ -2,6 +2,7 @@
 policy): its answer is redacted, its class line read, an unreadable class decided by the overlap
 rule, and an endpoint that fails leaves the question unanswered with the error kept."""
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,6 +33,18 @@ class ScriptedUser:
         return AssistantTurn(content=self.reply)
 
 
+class SlowUser(ScriptedUser):
+    """Takes `delay_s` to answer: a user model slower than the attempt has time for."""
+
+    def __init__(self, reply: str, delay_s: float) -> None:
+        super().__init__(reply)
+        self.delay_s = delay_s
+
+    def respond(self, messages: list[dict], tools: Sequence[dict]) -> AssistantTurn:
+        time.sleep(self.delay_s)
+        return super().respond(messages, tools)
+
+
 REPLIES = {
     "quoting": "Just do this:\n    def positive_seconds(text: str) -> float:\nCLASS: informative",
     "classed": "The request already says expired keys act as missing.\nCLASS: redundant",
@@ -51,6 +64,7 @@ def context():
 @pytest.fixture(scope="module")
 def server():
     policies = {name: ScriptedUser(reply) for name, reply in REPLIES.items()}
+    policies["slow"] = SlowUser("Zero is an error.\nCLASS: informative", delay_s=5)
     with ModelServer(policies) as running:
         yield running, policies
 
@@ -102,6 +116,14 @@ def test_an_endpoint_failure_leaves_the_question_unanswered_with_the_error(serve
     assert answer.question_class is QuestionClass.UNANSWERED
     assert answer.error and "no-such-model" in answer.error
     assert answer.redacted == 0 and answer.usage.total_tokens == 0
+
+
+def test_a_slow_user_model_is_given_up_at_the_attempts_deadline_not_its_own_limit(server, context):
+    started = time.monotonic()
+    answer = user(server, "slow").answer("What if the ttl is zero?", context, deadline=started + 0.5)
+    assert time.monotonic() - started < 3  # not the 5 s the model takes, nor the user's own 120 s
+    assert answer.question_class is QuestionClass.UNANSWERED and answer.error
+    assert answer.usage.total_tokens == 0
 
 
 def test_make_user_builds_the_oracle_by_name_and_any_endpoint_as_a_model_user(server):
