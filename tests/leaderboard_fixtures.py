@@ -81,6 +81,8 @@ def write_run(root: Path, suite: Path, run_id: str, plan: dict[str, tuple[str, l
                     writer.message({"role": "assistant", "content": "Looking around.", "tool_calls": [call]})
                     writer.message({"role": "tool", "tool_call_id": "c1", "content": kind.get("output", "calc tests")})
                     writer.event("tool", call_id="c1", name="bash", fault=None, exit_code=0)
+                    for exchange in kind.get("exchanges", []):  # questions to the simulated user
+                        writer.event("user", turn=1, **exchange)
                     writer.event("stop", stop_reason=stop, error=kind.get("error"))
                 f2p = task.tests.fail_to_pass
                 store.append(
@@ -179,11 +181,17 @@ USER_EVIL = "</script><script>window.pwned=1</script><img src=x onerror=\"window
 USER_USAGE = {"prompt_tokens": 1_000_000, "completion_tokens": 0, "total_tokens": 1_000_000}
 
 
-def asked(classes: dict[str, int], user_model: str = "gpt-4o-mini") -> dict:
-    """A write_run kind's simulated-user fields: questions by class, 1M prompt tokens when any."""
+def asked(classes: dict[str, int], user_model: str = "gpt-4o-mini", answer: str = "Cents, rounded half up.") -> dict:
+    """A write_run kind's simulated-user fields: questions by class (each a `user` event of the
+    trajectory, answered `answer`), 1M prompt tokens when any."""
     questions = sum(classes.values())
     fields = {"user": "simulated", "user_model": user_model, "questions": questions, "question_classes": classes}
-    return {"record": fields | {"user_usage": USER_USAGE if questions else {}}}
+    kinds = [k for k, n in classes.items() for _ in range(n)]
+    exchanges = [
+        {"question": f"Question {i + 1}: which unit?", "answer": answer, "class": k, "via": "ask_user", "redacted": 0}
+        for i, k in enumerate(kinds)
+    ]
+    return {"record": fields | {"user_usage": USER_USAGE if questions else {}}, "exchanges": exchanges}
 
 
 def user_runs(toy_suite_dir: Path, root: Path) -> tuple[Path, Path, Path]:
@@ -194,5 +202,6 @@ def user_runs(toy_suite_dir: Path, root: Path) -> tuple[Path, Path, Path]:
     alone = write_run(root / "runs", suite, "alone", {"gpt-4o": ("gpt-4o", [[OK], [{}]])})
     plan = {"gpt-4o": ("gpt-4o", [[OK | asked({"informative": 1})], [OK | asked({"informative": 1, "redundant": 1})]])}
     with_user = write_run(root / "runs", suite, "asked", plan)
-    evil = write_run(root / "runs", suite, "evil", {"qwen": ("qwen", [[OK | asked({"unanswered": 1}, USER_EVIL)]])})
+    evil_kind = OK | asked({"unanswered": 1}, USER_EVIL, answer=USER_EVIL)
+    evil = write_run(root / "runs", suite, "evil", {"qwen": ("qwen", [[evil_kind]])})
     return alone, with_user, evil

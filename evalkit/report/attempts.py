@@ -36,8 +36,9 @@ def _arguments(raw: object) -> dict[str, Any]:
 
 
 def trajectory_view(events: list[dict]) -> tuple[list[dict], str | None]:
-    """The events a reader follows (messages with their tool calls and outputs, model calls, the
-    stop), and the hidden tests' log from the `correctness` event (head and tail when long)."""
+    """The events a reader follows (messages with their tool calls and outputs, model calls,
+    questions to the simulated user with their answers and classes, the stop), and the hidden
+    tests' log from the `correctness` event (head and tail when long)."""
     tools = {e.get("call_id"): e for e in events if e.get("type") == "tool"}
     names = {}
     out: list[dict] = []
@@ -93,6 +94,19 @@ def trajectory_view(events: list[dict]) -> tuple[list[dict], str | None]:
                     "tokens": usage.get("total_tokens"),
                     "finish_reason": event.get("finish_reason"),
                     "retries": len(event.get("retries") or []),
+                }
+            )
+        elif kind == "user":  # a question to the simulated user and its (redacted) answer
+            out.append(
+                {
+                    "kind": "user",
+                    "t": event.get("t"),
+                    "question": _text(event.get("question")),
+                    "answer": _text(event.get("answer")),
+                    "class": event.get("class"),
+                    "via": event.get("via") or "ask_user",
+                    "redacted": event.get("redacted"),
+                    "error": event.get("error"),
                 }
             )
         elif kind == "stop":

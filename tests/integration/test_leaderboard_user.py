@@ -48,3 +48,20 @@ def test_an_attempt_shows_its_questions_and_the_users_cost_apart(report):
         scores = dialog.locator("table.scores").inner_text()
         assert "informative questions 1" in scores and "redundant questions 1" in scores
         assert "simulated user's tokens 1,000,000" in scores and "simulated user's cost $0.15" in scores
+        asked = dialog.locator(".trajectory .event.asked").all_inner_texts()  # each exchange, in words
+        assert len(asked) == 2, asked
+        assert "question to the simulated user · informative · asked with ask_user" in asked[0]
+        assert "Question 1: which unit?" in asked[0] and "Cents, rounded half up." in asked[0]
+        assert "redundant (the request already said)" in asked[1]
+
+
+def test_an_answer_with_markup_stays_text_in_the_attempt_view(report):
+    with chromium() as browser, opened(browser, report) as page:
+        titles = page.locator("table.matrix thead th").evaluate_all("cells => cells.map(c => c.title)")
+        column = titles.index("qwen")  # the run whose user is named with markup
+        page.locator(f"table.matrix tbody tr td:nth-child({column + 1}) button").first.click()  # its only attempt
+        dialog = page.locator("dialog#attempt")
+        dialog.locator(".trajectory .event.asked").wait_for()
+        assert USER_EVIL in dialog.locator(".trajectory .event.asked pre").last.inner_text()
+        assert "unanswered" in dialog.locator(".trajectory .event.asked").inner_text()
+        assert dialog.locator("img").count() == 0 and page.evaluate("window.pwned") is None

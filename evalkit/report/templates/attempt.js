@@ -211,6 +211,15 @@ function trajectoryView(d) {
         put(item, h("div", { class: "call" }, h("div", { class: "who", text: "tool call: " + (call.name || "?") }), args));
       }
       put(box, item);
+    } else if (e.kind === "user") {
+      const about = [words(QUESTION_LABELS, e.class), "asked with " + e.via];
+      if (e.redacted) about.push(int(e.redacted) + " redacted");
+      const item = h("div", { class: "event asked" });
+      put(item, h("div", { class: "who", text: sinceStart(e.t) + "question to the simulated user · " + about.join(" · ") }));
+      put(item, h("pre", { text: e.question ?? "" }));
+      put(item, h("div", { class: "who", text: "answer" + (e.error ? " (" + e.error + ")" : "") }));
+      put(item, h("pre", { text: e.answer ?? "" }));
+      put(box, item);
     } else if (e.kind === "model_call") {
       put(box, h("div", { class: "event meta", text: sinceStart(e.t) + "model call, turn " + e.turn + ": " + duration(e.latency_s) + ", " +
         int(e.tokens) + " tokens, finish " + e.finish_reason + (e.retries ? ", " + e.retries + " retries" : "") }));

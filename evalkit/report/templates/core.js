@@ -37,6 +37,10 @@ const LIMIT_LABELS = {
   max_turns: (v) => int(v) + " turns", max_tokens: (v) => int(v) + " tokens", wall_time_s: (v) => duration(v) + " wall time",
   command_timeout_s: (v) => duration(v) + " per command", network: (v) => (v ? "network on" : "no network"),
 };
+const QUESTION_LABELS = {
+  informative: "informative", redundant: "redundant (the request already said)",
+  unanswered: "unanswered", over_budget: "over the question budget (not asked)",
+};
 const words = (table, key) => table[key] ?? key;
 
 // -- DOM builders --------------------------------------------------------------------------------
