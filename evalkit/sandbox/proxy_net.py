@@ -29,7 +29,13 @@ RELAY_ROLE = "egress-relay"
 def host_gateway(client: docker.DockerClient) -> str:
     """The host's address on the default bridge (docker0), where the run's proxy listens so that
     containers reach it and nothing outside the host does."""
-    config = client.api.inspect_network("bridge").get("IPAM", {}).get("Config") or []
+    try:
+        config = client.api.inspect_network("bridge").get("IPAM", {}).get("Config") or []
+    except docker.errors.NotFound:
+        raise SandboxError(
+            "the Docker engine has no default bridge network (dockerd --bridge=none?): an agent in a sandbox "
+            "reaches the run's model proxy through it; start the engine with its bridge"
+        ) from None
     for entry in config:
         if entry.get("Gateway") and ":" not in entry["Gateway"]:
             return entry["Gateway"]

@@ -185,8 +185,9 @@ def test_an_installed_agents_image_reaches_an_empty_node_through_the_registry(re
     image and PyPI), and layers it onto the task image it pulled.
 
     The private engine has no bridge network, so the attempt cannot reach the node's model proxy
-    and ends there (a node of a real cluster has one): what this test checks is that it got past
-    the agent's image, and that a sandbox of the layered image on that engine has the agent."""
+    and ends there, saying so in one line (a node of a real cluster has one): what this test checks
+    is that it got past the agent's image, and that a sandbox of the layered image on that engine
+    has the agent."""
     address, registry, engine = registry_cluster
     before = images_of(engine)  # the module's other test may have pulled a task image of its own
     result = run_evalkit("run", "--suite", marked_suite, "--model", "oracle", "--agent", AGENT, "--out", tmp_path,
@@ -194,6 +195,7 @@ def test_an_installed_agents_image_reaches_an_empty_node_through_the_registry(re
                          "--run-id", "agent-registry", timeout=1500)  # fmt: skip
     (row,) = rows_of(tmp_path / "agent-registry")
     assert "base image" not in row["error"] and AGENT not in row["error"], (row["error"], result.stderr[-2000:])
+    assert "the Docker engine has no default bridge network" in row["error"]  # as said on such an engine
     images = images_of(engine)
     (agent_image,) = [tag for tag in images - before if tag.startswith(f"evalkit/agent-{AGENT}:")]
     (task_image,) = [tag for tag in images - before if tag.startswith("evalkit/env-marked:")]
