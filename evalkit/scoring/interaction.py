@@ -18,8 +18,9 @@ evalkit.toml under [scoring.interaction]):
     bash_write       0.00  writing files through bash (`cat >`, `sed -i`, `tee`, `> file`) although
                            write_file / edit exist: off unless a suite asks for it
 
-With a simulated user (`evalkit run --user simulated`), each `ask_user` question is counted by the
-class the simulator gave it (the row's `question_classes`):
+With a simulated user (`evalkit run --user simulated`), each question (the tool loop's `ask_user`,
+or an agent in the sandbox running `ask-user`) is counted by the class the simulator gave it (the
+row's `question_classes`), whether the rest is read from tool events or from the traffic:
 
     informative_question  0.00  the answer added intent the prompt lacked: asking was right
     redundant_question    0.05  the answer was already in the prompt or the code
@@ -102,7 +103,8 @@ QUESTION_PENALTIES = {
 
 def question_counts(record: AttemptRecord) -> dict[str, int]:
     """The attempt's questions to the simulated user by penalty; 0 each on rows without a user.
-    Only evalkit's tool loop offers `ask_user`: an installed agent's counts leave them out."""
+    The same for every agent: the tool loop's `ask_user` and the `ask-user` command of an agent in
+    the sandbox are tallied alike on the row."""
     classes = record.question_classes or {}
     return {penalty: int(classes.get(kind, 0)) for kind, penalty in QUESTION_PENALTIES.items()}
 
@@ -187,6 +189,7 @@ def _score_traffic(
         "budget_overrun": int(record.stop_reason in OVERRUNS),
         "no_final_message": int(not final),
         "unspecific_final": int(bool(final) and bool(touched) and not _mentions_a_touched_file(final, touched)),
+        **(question_counts(record) if record.user else {}),  # without a user, the counts stay as they were
     }
     weights: Mapping[str, float] = penalties.model_dump()
     return InteractionScore(

@@ -46,6 +46,8 @@ def test_a_command_agent_asks_through_ask_user_and_the_row_tallies_it(docker_eng
     assert (exchange["via"], exchange["question"], exchange["class"]) == ("ask-user", INFORMATIVE, "informative")
     start = events_of(tmp_path / "cmd-asks", row)[0]
     assert start["user"] == "oracle-user" and start["tools"] == []  # no tool schema: a command offers it
+    (score,) = [json.loads(line) for line in (tmp_path / "cmd-asks" / "scores.jsonl").read_text().splitlines()]
+    assert score["interaction"]["counts"]["informative_question"] == 1  # scored like the tool loop's
 
     alone = _run(tmp_path, "cmd-alone", COMMAND, "null")  # no user: no command to ask with
     (row,) = rows_of(tmp_path / "cmd-alone")

@@ -37,6 +37,17 @@ def test_each_question_class_is_counted_and_penalised():
     assert score_interaction(record(), [], ["calc.py"]).score == 1.0  # no user: nothing asked, nothing lost
 
 
+def test_an_agent_in_the_sandbox_pays_for_its_questions_like_the_tool_loop():
+    """Installed and command: agents ask through `ask-user`; their interaction is read from the
+    traffic, and their questions count there by the same classes and penalties."""
+    traffic = ["diff", "traffic", "usage"]
+    asked = record(user="simulated", questions=5, question_classes=ASKED, evidence=traffic)
+    alone = score_interaction(record(evidence=traffic), [], ["calc.py"])
+    scores = score_interaction(asked, [], ["calc.py"])
+    assert scores.not_observed and scores.counts["redundant_question"] == 2
+    assert scores.score == pytest.approx(alone.score - 2 * 0.05 - 0.02 - 0.10)
+
+
 def test_the_penalties_are_set_under_scoring_interaction():
     config = {"scoring": {"interaction": {"redundant_question": 0.2, "informative_question": 0.01}}}
     settings = load_settings(config, Path("e.toml"))
