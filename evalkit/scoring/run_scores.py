@@ -335,31 +335,33 @@ def _score_attempts(
         if source not in trees:
             trees[source] = base_tree(task, workspace)
         model_id = record.endpoint.get("model", record.model)
-        if price_for(settings.prices, model_id, record.model) is None and model_id not in unpriced:
+        price = price_for(settings.prices, model_id, record.model)
+        if price is None and model_id not in unpriced:
             unpriced.add(model_id)
             warn(f'no price for model `{model_id}`: its cost is left empty (add [prices."{model_id}"] to evalkit.toml)')
         user_model = record.user_model if record.user else None
-        if user_model and user_price_for(settings.prices, user_model) is None and user_model not in unpriced:
+        user_price = user_price_for(settings.prices, user_model)
+        if user_model and user_price is None and user_model not in unpriced:
             unpriced.add(user_model)
             warn(
                 f"no price for the simulated user's model `{user_model}`: its cost is left empty "
                 f'(add [prices."{user_model}"] to evalkit.toml)'
             )
-        scorable.append((record, task, trees[source]))
+        scorable.append((record, task, trees[source], price, user_price))
     rows = []
     for start in range(0, len(scorable), LINT_BATCH):
         batch = scorable[start : start + LINT_BATCH]
-        drafts = [draft_attempt_quality(task, record, tree, settings, quality_cache) for record, task, tree in batch]
+        drafts = [
+            draft_attempt_quality(task, record, tree, settings, quality_cache) for record, task, tree, *_ in batch
+        ]
         with contextlib.suppress(RuffUnavailable):  # then each attempt tries alone, and says so in its note
             quality_cache.linter.lint(file for draft in drafts for file in draft.lint_files)
-        for (record, task, tree), draft in zip(batch, drafts, strict=True):
-            price = price_for(settings.prices, record.endpoint.get("model", record.model), record.model)
+        for (record, task, tree, price, user_price), draft in zip(batch, drafts, strict=True):
             events = read_trajectory(store.paths.trajectory(record.trajectory)) if record.trajectory else []
             verdict = judges.get(record.key)
             if judge is not None:
                 verdict = judge_diff(judge, task.prompt, record.model_patch, task.metadata.get("rubric"))
             quality = finish_quality(draft, quality_cache.linter)
-            user_price = user_price_for(settings.prices, record.user_model) if record.user else None
             rows.append(
                 score_attempt(
                     task, record, events, tree, settings, price, verdict, quality=quality, user_price=user_price
