@@ -39,22 +39,25 @@ class EfficiencyScore(BaseModel):
     user_cost_usd: float | None = None  # None: no simulated user, or no price for its model
 
 
+def _tokens(usage: dict) -> tuple[int, int, int, int]:
+    """(prompt, completion, cached, total) of a usage record; total defaults to prompt + completion."""
+    prompt, completion = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+    return prompt, completion, int(usage.get("cached_tokens", 0)), int(usage.get("total_tokens", prompt + completion))
+
+
 def _user_cost(record: AttemptRecord, price: Price | None) -> tuple[int, float | None]:
     """The simulated user's total tokens and their cost with the user model's price."""
-    usage = record.user_usage or {}
-    prompt, completion = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
-    total = int(usage.get("total_tokens", prompt + completion))
+    prompt, completion, cached, total = _tokens(record.user_usage or {})
     if record.user is None or price is None:
         return total, None
-    return total, round(price.cost(prompt, completion, int(usage.get("cached_tokens", 0))), 6)
+    return total, round(price.cost(prompt, completion, cached), 6)
 
 
 def score_efficiency(
     record: AttemptRecord, limits: Limits, price: Price | None, user_price: Price | None = None
 ) -> EfficiencyScore:
     usage = record.usage
-    prompt, completion = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
-    cached, total = int(usage.get("cached_tokens", 0)), int(usage.get("total_tokens", prompt + completion))
+    prompt, completion, cached, total = _tokens(usage)
     used = {
         "tokens": total / limits.max_tokens,
         "turns": record.turns / limits.max_turns,
