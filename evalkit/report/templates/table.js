@@ -225,7 +225,8 @@ function tableNotes(suite) {
       "exited with an error: agent_error) says how often; unlike endpoint and harness errors, those attempts are scored.",
     "simulated user (shown when a run had one, `evalkit run --user simulated`): resolved with and without a user " +
       "over the tasks two runs of this suite both scored, when they differ only by the user (same model, agent, " +
-      "limits and samples); ask rate: share of attempts with at least one `ask_user` question, and questions per " +
+      "limits and samples); ask rate: share of attempts with at least one question (the tool loop's `ask_user`, or " +
+      "`ask-user` run by an agent in the sandbox), and questions per " +
       "attempt; informative share: answers that added intent the prompt lacked, over the questions asked. The " +
       "simulator's tokens are priced apart (hover the ask rate) and never in the agent's cost.",
     "◆ marks the Pareto frontier of the chart below. A model tried in several runs of this suite (a baseline " +
