@@ -21,6 +21,7 @@ the question goes to the proxy, which asks the user on the host (`AttemptChannel
 from __future__ import annotations
 
 import io
+import posixpath
 import shlex
 import tarfile
 import time
@@ -40,10 +41,11 @@ from evalkit.models.client import ChatClient
 from evalkit.records import StopReason
 from evalkit.sandbox.egress import Egress
 from evalkit.sandbox.protocol import ExecResult, Sandbox
+from evalkit.sandbox.workspace import tar_single_file
 from evalkit.tasks.model import Limits
 
 LOG_SUFFIX = ".agent.log"
-ASK_USER_PATH = "/usr/local/bin/ask-user"  # on every shell's PATH, owned by root
+ASK_USER_PATH = "/usr/local/bin/ask-user"  # on every shell's PATH
 ASK_USER_SOURCE = Path(__file__).resolve().parents[1] / "bridge" / "ask_user_command.py"
 NAME_CHARS = 80  # of the command kept in the agent's recorded name
 
@@ -75,15 +77,10 @@ def _copy_out(sandbox: Sandbox, path: str, dest: Path) -> str | None:
 
 
 def install_ask_user(sandbox: Sandbox) -> None:
-    """Put the `ask-user` command into the sandbox (root's, executable by all)."""
-    source = ASK_USER_SOURCE.read_bytes()
-    body = b"#!/usr/bin/env python3\n" + source
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        info = tarfile.TarInfo(ASK_USER_PATH.lstrip("/"))
-        info.size, info.mode = len(body), 0o755
-        tar.addfile(info, io.BytesIO(body))
-    sandbox.copy_in(buffer.getvalue(), "/")
+    """Put the `ask-user` command into the sandbox, executable by the sandbox user."""
+    body = b"#!/usr/bin/env python3\n" + ASK_USER_SOURCE.read_bytes()
+    folder, name = posixpath.split(ASK_USER_PATH)
+    sandbox.copy_in(tar_single_file(name, body, mode=0o755), folder)
 
 
 def agent_command(template: str, env: dict[str, str]) -> str:
