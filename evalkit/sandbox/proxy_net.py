@@ -8,6 +8,7 @@ Ctrl-C (`LiveContainers`) and by the sweep of dead runs."""
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 import time
 from pathlib import Path
@@ -36,10 +37,21 @@ def host_gateway(client: docker.DockerClient) -> str:
             "the Docker engine has no default bridge network (dockerd --bridge=none?): an agent in a sandbox "
             "reaches the run's model proxy through it; start the engine with its bridge"
         ) from None
+    return bridge_gateway(config)
+
+
+def bridge_gateway(config: list[dict]) -> str:
+    """The IPv4 gateway of a bridge's IPAM `Config` entries. An engine that made docker0 itself
+    (its first start) reports the subnet alone: its bridge driver took the subnet's first host
+    address, as it always does when no gateway is given."""
     for entry in config:
-        if entry.get("Gateway") and ":" not in entry["Gateway"]:
-            return entry["Gateway"]
-    raise SandboxError("the Docker engine's default bridge has no IPv4 gateway: a proxied sandbox cannot reach it")
+        subnet = ipaddress.ip_network(entry.get("Subnet") or "::/128", strict=False)
+        if subnet.version != 4:
+            continue
+        gateway = entry.get("Gateway") or str(next(subnet.hosts(), ""))
+        if gateway:
+            return gateway
+    raise SandboxError("the Docker engine's default bridge has no IPv4 address: a proxied sandbox cannot reach it")
 
 
 class ProxyNet:

@@ -1,6 +1,7 @@
 """What a sandbox may reach, as asked for: `egress` when given, else the older `network` flag,
 and a contradiction refused; and the relay of a proxied sandbox, run here on loopback (no Docker),
-pipes a streamed answer through whole and passes each side's end on."""
+pipes a streamed answer through whole and passes each side's end on; the host's address on the
+default bridge is read from the bridge's IPAM config as the engine reports it."""
 
 import socket
 import subprocess
@@ -9,9 +10,11 @@ import threading
 
 import pytest
 
+from evalkit.errors import SandboxError
 from evalkit.sandbox import relay_server
 from evalkit.sandbox.egress import ProxyRoute, resolve_egress
 from evalkit.sandbox.protocol import SandboxRequest
+from evalkit.sandbox.proxy_net import bridge_gateway
 
 
 @pytest.mark.parametrize(
@@ -21,6 +24,27 @@ from evalkit.sandbox.protocol import SandboxRequest
 )
 def test_egress_is_what_was_asked_or_what_network_meant(network, egress, resolved):
     assert resolve_egress(network, egress) == resolved
+
+
+@pytest.mark.parametrize(
+    ("config", "gateway"),
+    [
+        # dockerd 20.10 after a restart, or with --bip: the bridge's address is the gateway
+        ([{"Subnet": "172.17.0.0/16", "Gateway": "172.17.0.1"}], "172.17.0.1"),
+        ([{"Subnet": "10.5.0.0/24", "Gateway": "10.5.0.7"}], "10.5.0.7"),
+        # the same engine's first start, when it made docker0 itself: no Gateway, the subnet's first host
+        ([{"Subnet": "172.17.0.0/16"}], "172.17.0.1"),
+        ([{"Subnet": "fd00::/64", "Gateway": "fd00::1"}, {"Subnet": "192.168.9.0/24"}], "192.168.9.1"),
+    ],
+)
+def test_the_hosts_address_on_the_default_bridge(config, gateway):
+    assert bridge_gateway(config) == gateway
+
+
+@pytest.mark.parametrize("config", [[], [{"Subnet": "fd00::/64", "Gateway": "fd00::1"}]])
+def test_a_bridge_without_ipv4_is_one_line(config):
+    with pytest.raises(SandboxError, match="no IPv4 address"):
+        bridge_gateway(config)
 
 
 @pytest.mark.parametrize(("network", "egress"), [(True, "proxy"), (True, "none"), (False, "internet")])
