@@ -22,7 +22,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from evalkit.errors import EvalkitError
+from evalkit.errors import EvalkitError, SandboxError
 from evalkit.files import check_run_id
 from evalkit.runs.executor_registry import EXECUTORS, check_executor_name
 from evalkit.sandbox.registry import BACKENDS, DEFAULT_BACKEND, check_backend_name, open_backend
@@ -204,8 +204,22 @@ def _strict_env(tasks: list[Task], strict: bool) -> list[Task]:
     return kept
 
 
-def _open_backend(run_id: str, name: str = DEFAULT_BACKEND) -> SandboxBackend:
-    return open_backend(name, run_id, log=err_console.print)
+def _open_backend(
+    run_id: str, name: str = DEFAULT_BACKEND, *, remote: bool = False, registry: str | None = None
+) -> SandboxBackend:
+    """The backend this process works with. The driver of a cluster run (`remote`) without a
+    registry only builds workspaces (the nodes open `name`'s sandboxes), so it needs no engine;
+    with a registry it builds and pushes the images, and says so when it has no engine."""
+    if remote and registry is None:
+        from evalkit.sandbox.workspace_backend import WorkspaceBackend
+
+        return WorkspaceBackend(run_id)
+    try:
+        return open_backend(name, run_id, log=err_console.print)
+    except SandboxError as exc:
+        if registry is None:
+            raise
+        raise SandboxError(f"--registry {registry}: this machine builds and pushes the images, and {exc}") from None
 
 
 def _interrupted(backend: SandboxBackend, what: str) -> typer.Exit:

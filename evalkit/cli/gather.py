@@ -112,7 +112,7 @@ def gather_command(
     check_registry_use(registry, executor_name)
     executor = open_executor(executor_name, ray_address)
     options = replace(options, concurrency=concurrency_for(executor, concurrency, "concurrency" in given_options(ctx)))
-    backend = _open_backend(new_run_id())
+    backend = _open_backend(new_run_id(), remote=executor.remote, registry=registry)
     try:
         with GatherDisplay(err_console, options.concurrency) as display:
             report = gather(repo, out, options, backend, display, executor, registry=registry)

@@ -246,7 +246,7 @@ def run(
     if skipped:
         err_console.print(f"resuming run {run_id}: {counted(skipped, 'finished attempt')} kept, {len(plan)} to go")
     overrides = args.overrides
-    backend = _open_backend(run_id, args.backend)
+    backend = _open_backend(run_id, args.backend, remote=executor.remote, registry=args.registry)
     import_in_background("evalkit.scoring.run_scores")  # pandas and scipy load while the first attempts run
     try:
         endpoints = EndpointRegistry()

@@ -145,7 +145,7 @@ def tasks_validate(
     check_registry_use(registry, executor_name)
     executor = open_executor(executor_name, ray_address)
     concurrency = concurrency_for(executor, concurrency, "concurrency" in given_options(ctx))
-    backend = _open_backend(new_run_id(), backend_name)
+    backend = _open_backend(new_run_id(), backend_name, remote=executor.remote, registry=registry)
     rows: dict[str, TaskHealth] = {}
     try:
         if executor.remote:  # each task on a node of the cluster, its workspace built here

@@ -25,7 +25,7 @@ from evalkit.sandbox.protocol import SandboxBackend, SandboxRequest
 from evalkit.sandbox.proxy_net import host_gateway
 from evalkit.sandbox.registry_images import pull_image, push_image
 from evalkit.sandbox.task_env import environment_image
-from evalkit.sandbox.workspace import Workspace, build_workspace, default_repo_cache
+from evalkit.sandbox.workspace import Workspace, Workspaces, default_repo_cache
 from evalkit.tasks.model import Task
 from evalkit.wording import counted
 
@@ -93,7 +93,7 @@ class DockerBackend:
         self._template = spec or SandboxSpec(image="")
         self._images: dict[str, str | SandboxError] = {}
         self._build_lock = threading.Lock()  # builds one at a time; tasks of images already known go on
-        self._workspaces: dict[str, Workspace] = {}
+        self._workspaces = Workspaces()
         self._lock = threading.Lock()
         self.pool: SandboxPool[DockerSandbox] | None = None
 
@@ -221,17 +221,10 @@ class DockerBackend:
         return host_gateway(self.client)
 
     def workspace(self, task: Task) -> Workspace:
-        with self._lock:
-            cached = self._workspaces.get(task.id)
-        if cached is None:
-            cached = build_workspace(task.source)
-            with self._lock:
-                self._workspaces[task.id] = cached
-        return cached
+        return self._workspaces.of(task)
 
     def adopt_workspace(self, task: Task, workspace: Workspace) -> None:
-        with self._lock:
-            self._workspaces[task.id] = workspace
+        self._workspaces.adopt(task, workspace)
 
     def open(
         self, task: Task, role: str, network: bool = False, egress: Egress | None = None, layer: str | None = None

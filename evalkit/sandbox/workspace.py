@@ -14,11 +14,12 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.errors import EvalkitError
-from evalkit.tasks.model import TaskSource
+from evalkit.tasks.model import Task, TaskSource
 
 WORKSPACE_UID = 1000
 IGNORED_NAMES = {".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".venv"}
@@ -119,6 +120,30 @@ def build_workspace(source: TaskSource, repo_cache: Path | None = None) -> Works
         with tarfile.open(fileobj=buf, mode="w") as tar:
             tar.add(root, arcname=".", filter=_owned_by_sandbox_user)
         return Workspace(archive=buf.getvalue(), base_commit=base)
+
+
+class Workspaces:
+    """A run's workspaces by task id, each built once and kept for the run (scoring reads the base
+    files from them), or adopted as built elsewhere (by the driver of a cluster run)."""
+
+    def __init__(self) -> None:
+        self._kept: dict[str, Workspace] = {}
+        self._lock = threading.Lock()
+
+    def of(self, task: Task) -> Workspace:
+        """`task`'s workspace; built outside the lock, so tasks of other repositories go on (two
+        threads building one task's at once make the same archive)."""
+        with self._lock:
+            kept = self._kept.get(task.id)
+        if kept is None:
+            kept = build_workspace(task.source)
+            with self._lock:
+                self._kept[task.id] = kept
+        return kept
+
+    def adopt(self, task: Task, workspace: Workspace) -> None:
+        with self._lock:
+            self._kept[task.id] = workspace
 
 
 def write_base_repository(source: TaskSource, dest: Path) -> str:

@@ -313,6 +313,36 @@ def test_a_node_without_an_engine_is_left_out_and_its_attempt_runs_elsewhere(ray
     assert result.returncode == 0 and "Traceback" not in result.stdout + result.stderr
 
 
+def test_a_driver_without_an_engine_runs_validates_and_gathers_on_the_cluster(ray_cluster, tmp_path):
+    """The driver's DOCKER_HOST points nowhere; the nodes have the engine. The driver builds the
+    workspaces (git) and the nodes the sandboxes, so a run, `tasks validate` and a gather on the
+    cluster end as they do with an engine here. With --registry the driver builds and pushes the
+    images: then it says in one line that it needs an engine."""
+    nowhere = {"DOCKER_HOST": "unix:///nonexistent.sock"}
+    on_cluster = ["--executor", "ray", "--ray-address", ray_cluster.address]
+    run = run_evalkit("run", "--suite", DEMO_SUITE, "--model", "oracle", "--model", "null", "--limit", "2",
+                      "--run-id", "driver-no-engine", "--out", tmp_path, *on_cluster, env=nowhere)  # fmt: skip
+    assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+    rows = rows_of(tmp_path / "driver-no-engine")
+    assert sorted((r["model"], r["resolved"]) for r in rows) == [("null", False)] * 2 + [("oracle", True)] * 2
+    assert {r["node"] for r in rows} <= ray_cluster.both
+    task = rows[0]["task_id"]
+    validate = run_evalkit("tasks", "validate", DEMO_SUITE, "--task", task, "--runs", "1", *on_cluster, env=nowhere)
+    assert validate.returncode == 0 and "1 of 1 task valid" in validate.stderr, validate.stderr[-3000:]
+    repo = build_shop_repo(tmp_path / "shop")
+    gather = run_evalkit("gather", repo, "--out", tmp_path / "suite", "--min-lines", "20", "--max-tasks", "1",
+                         *on_cluster, env=nowhere, timeout=900)  # fmt: skip
+    assert gather.returncode == 0, (gather.stdout + gather.stderr)[-3000:]
+    [gathered] = load_suite(tmp_path / "suite").tasks
+    assert gathered.metadata["original_message"].splitlines()[0] in EXPECTED_TASK_SUBJECTS
+    assert gathered.metadata["validated_on"] in ray_cluster.both
+    pushed = run_evalkit("tasks", "validate", DEMO_SUITE, "--task", task, *on_cluster, "--registry", "127.0.0.1:1",
+                         env=nowhere)  # fmt: skip
+    said = " ".join(pushed.stderr.split())
+    assert pushed.returncode == 2 and "Traceback" not in pushed.stderr, pushed.stderr[-3000:]
+    assert "--registry 127.0.0.1:1: this machine builds and pushes the images, and no Docker engine answers" in said
+
+
 def test_a_node_killed_mid_attempt_loses_no_attempt_and_leaves_no_container(ray_cluster, docker_engine, tmp_path):
     """Runs last: it takes the second node away, crashed while one of its workers runs an attempt.
     Ray runs that attempt again on the head; the crashed worker's containers are orphans, swept

@@ -1,17 +1,20 @@
 """What travels to a cluster node with each attempt: picklable, without a key, and enough for a
 node that has neither the suite folder nor the repository (the workspace archive and the task's
-recipe folder, unpacked on the node under its content hash so the image tag is the same)."""
+recipe folder, unpacked on the node under its content hash so the image tag is the same); and a
+driver packs it without a Docker engine."""
 
 import pickle
 
 import openai
 import pytest
 
+from evalkit.cli.common import _open_backend
+from evalkit.errors import SandboxError
 from evalkit.models import ModelServer, NullPolicy
 from evalkit.models.endpoint import ModelSpec
 from evalkit.runs.limits import LimitOverrides
 from evalkit.runs.node_attempt import BuiltinEndpoint, NodeAttempt, NodeJob
-from evalkit.runs.task_payload import TaskPayload
+from evalkit.runs.task_payload import TaskPayload, travelling
 from evalkit.sandbox.images import recipe_hash
 from evalkit.sandbox.workspace import build_workspace
 
@@ -64,3 +67,19 @@ def test_the_built_in_models_answer_a_cluster_only_with_the_runs_token():
         worker = openai.OpenAI(base_url=server.base_url, api_key="run-token", max_retries=0)
         reply = worker.chat.completions.create(model="null", messages=[{"role": "user", "content": "go"}])
         assert reply.choices[0].message is not None
+
+
+def test_a_driver_without_an_engine_packs_tasks_and_refuses_to_open_sandboxes(monkeypatch, toy_task):
+    """The driver of a cluster run without --registry opens no engine (DOCKER_HOST points nowhere
+    here): it builds the workspace that travels, keeps it for scoring, and opening a sandbox,
+    the nodes' job, is one SandboxError."""
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent.sock")
+    backend = _open_backend("r1", remote=True)
+    payload = travelling(toy_task, backend, None)
+    assert payload.workspace.base_commit == build_workspace(toy_task.source).base_commit
+    assert backend.workspace(toy_task) is payload.workspace  # built once, read again by scoring
+    with pytest.raises(SandboxError, match=r"^the agent sandbox of .*: the driver of a cluster run builds workspaces"):
+        backend.open(toy_task, "agent")
+    assert backend.close() == 0 and backend.remaining() == []
+    with pytest.raises(SandboxError, match="no Docker engine answers"):
+        _open_backend("r1", remote=False)  # a local run needs the engine
