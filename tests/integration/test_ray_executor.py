@@ -2,9 +2,10 @@
 Docker engine: the demo suite gives the rows a local run gives and spreads over both nodes; an
 API key set in the nodes' environment reaches the attempts and no log, row or trajectory; a
 driver killed mid-run resumes with `evalkit run --run-id X` alone; a node without an engine ends
-its attempts as one line naming it while the others resolve; a node killed mid-attempt has that
-attempt run again elsewhere, with no row lost or doubled and no container left. The node-death
-test runs last: it takes the second node away.
+its attempts as one line naming it while the others resolve; a driver without an engine runs,
+validates and gathers on the cluster; a node killed mid-attempt has that attempt run again
+elsewhere, with no row lost or doubled and no container left. The node-death test runs last: it
+takes the second node away.
 
 The cluster is `ray.cluster_utils.Cluster` in this process (it knows its own processes, so the
 teardown kills them by pid; never `ray stop`, which stops every cluster of the machine), under a
