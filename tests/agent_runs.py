@@ -6,6 +6,7 @@ run (container, network) is left on the engine."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from conftest import DEMO_SUITE, run_evalkit
@@ -16,7 +17,9 @@ from evalkit.diffs import changed_paths
 from evalkit.lazy_table import load
 from evalkit.sandbox.agent_images import agent_recipe, recipe_version
 from evalkit.sandbox.containers import LABEL_RUN
-from evalkit.tasks import load_suite
+from evalkit.sandbox.images import build_base_image
+from evalkit.sandbox.python_bases import base_for_suite
+from evalkit.tasks import Task, load_suite
 
 
 def installed_agents() -> list[str]:
@@ -52,6 +55,26 @@ def run_demo_through(agent: str, out: Path, run_id: str):
     result = run_evalkit("run", "--suite", DEMO_SUITE, "--model", "oracle", "--model", "null", "--agent", agent,
                          "--run-id", run_id, "--out", out, "--concurrency", "2", timeout=1800)  # fmt: skip
     return result, out / run_id
+
+
+def run_on_python_base(client, agent: str, suite: str, tmp_path: Path) -> tuple[dict, Path, Task]:
+    """The oracle through `agent` on the demo's kvstore-batch, its task image set to the Python base
+    of Debian `suite` (built when missing, kept after); the row, the run folder and the task."""
+    base = base_for_suite(suite)
+    build_base_image(client, base.image, python_base=base, log=lambda line: None)
+    suite_dir = shutil.copytree(DEMO_SUITE, tmp_path / "demo")
+    toml = suite_dir / "kvstore-batch" / "task.toml"
+    toml.write_text(toml.read_text().replace('repo = "kvstore"\n', f'repo = "kvstore"\nimage = "{base.image}"\n'))
+    task = load_suite(suite_dir).select(["kvstore-batch"])[0]
+    assert task.image == base.image
+    run_id = f"{agent}-{suite}"
+    result = run_evalkit("run", "--suite", suite_dir, "--task", "kvstore-batch", "--model", "oracle",
+                         "--agent", agent, "--run-id", run_id, "--out", tmp_path / "runs")  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    run_dir = tmp_path / "runs" / run_id
+    (row,) = rows_of(run_dir)
+    assert_nothing_left(client, run_id)
+    return row, run_dir, task
 
 
 def assert_the_demo_proves_itself(rows: list[dict], agent: str, version: str) -> None:

@@ -65,7 +65,7 @@ class InstalledAgent:
 
 MINI_SWE_AGENT = InstalledAgent(
     "mini-swe-agent",
-    f"python3 {AGENT_ROOT}/mini-swe-agent/run_mswea.py",
+    f"{AGENT_ROOT}/mini-swe-agent/runtime/bin/python3 {AGENT_ROOT}/mini-swe-agent/run_mswea.py",
     env={
         "MSWEA_SILENT_STARTUP": "1",
         "MSWEA_GLOBAL_CONFIG_DIR": f"{AGENT_TMP}/mswea-config",

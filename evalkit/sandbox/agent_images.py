@@ -10,8 +10,9 @@ image> /opt/evalkit-agents/<name>`, tagged `evalkit/with-<name>:<hash of both im
 of seconds, no network. A suite's tasks share few task images (the demo suite's eight share one):
 one slow build in all, and one copy per task image.
 
-The agent runs on the task image's system (its Python 3.11 for mini-swe-agent, from the base):
-a task image on another base must carry what the agent's runtime needs.
+An agent brings its own runtime (Qwen Code its node, mini-swe-agent the base's Python 3.11 with
+its loader and libraries, `bundle_python.py`): a task image may be on another base, with another
+Python or none, and the commands the agent runs use that image's system as it is.
 
 A recipe's build context gets two files evalkit adds: `ca-bundle.crt` (the host's CA bundle, for
 pip and npm behind a TLS-inspecting proxy) and `pip.whl` (a pip wheel: Debian's python has no

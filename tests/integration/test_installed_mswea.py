@@ -2,7 +2,8 @@
 (built once, reused by every run after), runs its own loop in proxied sandboxes and calls the
 built-in models through the run's model proxy; the oracle resolves every demo task through it and
 null none, every attempt names the agent and its pinned version, its logs are kept, the scoring
-sandbox has none of its files, a failing agent build is one line, and nothing is left behind.
+sandbox has none of its files, a failing agent build is one line, and nothing is left behind. The
+agent brings its own Python, so it runs on task images whose Python is another (3.9, 3.13).
 
 The first run builds `evalkit/agent-mini-swe-agent` (pip from PyPI, about 1.5-2 minutes on 2 shared
 cores) and one thin layer per task image (seconds each); later runs reuse them."""
@@ -16,13 +17,22 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from agent_runs import assert_the_demo_proves_itself, events_of, rows_of, run_demo_through
+from agent_runs import (
+    agent_log,
+    assert_the_demo_proves_itself,
+    events_of,
+    rows_of,
+    run_demo_through,
+    run_on_python_base,
+)
 from conftest import DEMO_SUITE, EVALKIT, run_evalkit
 
 from evalkit.runs.attempt import AGENT_ROLE, AttemptKey, attempt_sandboxes
 from evalkit.sandbox.agent_images import agent_recipe, recipe_version
 from evalkit.sandbox.backend import DockerBackend
 from evalkit.sandbox.containers import LABEL_RUN
+from evalkit.sandbox.images import BASE_IMAGE
+from evalkit.sandbox.python_bases import base_for_suite
 from evalkit.tasks import load_suite
 from evalkit.verify.correctness import SCORE_ROLE
 
@@ -31,6 +41,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]  # the first r
 AGENT = "mini-swe-agent"
 DRIVER = f"/opt/evalkit-agents/{AGENT}/run_mswea.py"
 LIB = f"/opt/evalkit-agents/{AGENT}/lib"
+PYTHON = f"/opt/evalkit-agents/{AGENT}/runtime/bin/python3"  # the agent's own, whatever the image has
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +79,7 @@ def test_its_requests_logs_and_version_are_kept_beside_the_trajectory(mswea_run)
         "command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
     }
     command = next(e for e in events if e["type"] == "agent_command")
-    assert command["command"] == f"python3 {DRIVER}"
+    assert command["command"] == f"{PYTHON} {DRIVER}"
     log = (run_dir / "trajectories" / command["log"]).read_text()
     assert "mini-swe-agent exit status: Submitted" in log and "exit code 0" in log
     kept = run_dir / "trajectories" / command["log"].replace(".agent.log", f".agent.{AGENT}.traj.json")
@@ -88,7 +99,7 @@ def test_only_the_agents_sandbox_has_its_files_scoring_gets_the_plain_task_image
         with backend.open(task, role=AGENT_ROLE, layer=wanted.layer) as agent_box:
             probe = f"import sys; sys.path.insert(0, '{LIB}'); import minisweagent; print(minisweagent.__version__)"
             quiet = "MSWEA_SILENT_STARTUP=1 MSWEA_GLOBAL_CONFIG_DIR=/tmp/mswea"
-            found = agent_box.exec(f"test -r {DRIVER} && {quiet} python3 -c {shlex.quote(probe)}")  # the sandbox user
+            found = agent_box.exec(f"test -r {DRIVER} && {quiet} {PYTHON} -c {shlex.quote(probe)}")  # the sandbox user
             assert (found.exit_code, found.stdout.strip()) == (0, recipe_version(agent_recipe(AGENT)))
             assert agent_box.diff() == ""  # the agent's files are not in the workspace
         with backend.open(task, role=SCORE_ROLE) as score_box:
@@ -130,3 +141,23 @@ def test_a_spent_budget_ends_mini_swe_agent_at_its_next_request_without_retries(
     assert [e["stop_reason"] for e in events if e["type"] == "proxy_refused"] == ["max_turns"]
     log = (tmp_path / "mswea-turns" / "trajectories" / next(e["log"] for e in events if e["type"] == "agent_command"))
     assert "max_turns budget is spent" in log.read_text()
+
+
+@pytest.mark.parametrize("suite", ["bullseye", "trixie"])
+def test_mini_swe_agent_runs_on_a_task_image_whose_python_is_another(docker_engine, tmp_path, suite):
+    """A task on the bullseye (Python 3.9) or trixie (3.13) base: the agent, installed with the
+    default base's Python (3.11), runs there on its own interpreter, loader and libraries, and the
+    oracle resolves the task through it; the sandbox's `python3` stays the image's own."""
+    row, run_dir, task = run_on_python_base(docker_engine, AGENT, suite, tmp_path)
+    assert row["resolved"] is True, (row["stop_reason"], row["error"], agent_log(run_dir, row)[-2000:])
+    assert "mini-swe-agent exit status: Submitted" in agent_log(run_dir, row)
+    backend = DockerBackend(docker_engine, run_id=f"pytest-mswea-{suite}-" + socket.gethostname()[:6])
+    try:
+        with backend.open(task, role=AGENT_ROLE, layer=AGENT) as agent_box:
+            pythons = agent_box.exec(f"python3 --version && {PYTHON} --version")
+    finally:
+        backend.close()
+    installed_with = docker_engine.containers.run(BASE_IMAGE, ["python3", "--version"], remove=True).decode()
+    system, own = pythons.stdout.splitlines()
+    wanted = base_for_suite(suite).python_version
+    assert system.startswith(f"Python {wanted}.") and own == installed_with.strip() != system, pythons

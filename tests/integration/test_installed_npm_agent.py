@@ -2,7 +2,8 @@
 image layer (node 22 and the agent under /opt/evalkit-agents/qwen-code, built once and reused by
 every run after) runs headless in proxied sandboxes and calls the built-in models through the run's
 model proxy, streaming; the oracle resolves every demo task through its shell tool and null none,
-every attempt names the agent and its pinned version, its event log is kept, and nothing is left.
+every attempt names the agent and its pinned version, its event log is kept, and nothing is left;
+its own node runs on a task image of another base (bullseye: Python 3.9, glibc 2.31).
 
 The first run builds `evalkit/agent-qwen-code` (Debian's npm in a throw-away stage, then the agent
 and node from the npm registry: about 1-2 minutes here, more when the registry is slow) and one
@@ -11,7 +12,15 @@ thin layer per task image; the 16 attempts then take about 3 minutes (node start
 import json
 
 import pytest
-from agent_runs import assert_nothing_left, assert_the_demo_proves_itself, events_of, rows_of, run_demo_through
+from agent_runs import (
+    agent_log,
+    assert_nothing_left,
+    assert_the_demo_proves_itself,
+    events_of,
+    rows_of,
+    run_demo_through,
+    run_on_python_base,
+)
 from conftest import DEMO_SUITE, run_evalkit
 
 from evalkit.sandbox.containers import LABEL_RUN
@@ -69,3 +78,8 @@ def test_past_max_turns_qwen_code_is_refused_once_and_the_attempt_says_why(docke
     assert next(e for e in events if e["type"] == "agent_exit")["exit_code"] == 1
     label = {"label": f"{LABEL_RUN}=qwen-code-turns"}
     assert docker_engine.containers.list(all=True, ignore_removed=True, filters=label) == []
+
+
+def test_qwen_code_runs_on_a_task_image_of_another_base(docker_engine, tmp_path):
+    row, run_dir, _ = run_on_python_base(docker_engine, AGENT, "bullseye", tmp_path)
+    assert row["resolved"] is True, (row["stop_reason"], row["error"], agent_log(run_dir, row)[-2000:])

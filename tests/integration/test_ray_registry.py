@@ -208,8 +208,10 @@ def test_an_installed_agents_image_reaches_an_empty_node_through_the_registry(re
         backend.adopt_image(task, task_image, registry)
         backend.adopt_layer(AGENT, agent_image, registry)
         with backend.open(task, role=AGENT_ROLE, layer=AGENT) as box:
-            probe = "import sys; sys.path.insert(0, '/opt/evalkit-agents/mini-swe-agent/lib'); import minisweagent"
-            found = box.exec(f"MSWEA_SILENT_STARTUP=1 MSWEA_GLOBAL_CONFIG_DIR=/tmp/m python3 -c {shlex.quote(probe)}")
+            root = f"/opt/evalkit-agents/{AGENT}"
+            probe = f"import sys; sys.path.insert(0, '{root}/lib'); import minisweagent"
+            quiet = "MSWEA_SILENT_STARTUP=1 MSWEA_GLOBAL_CONFIG_DIR=/tmp/m"
+            found = box.exec(f"{quiet} {root}/runtime/bin/python3 -c {shlex.quote(probe)}")
             assert found.exit_code == 0, found.stderr
     finally:
         backend.close()
