@@ -5,7 +5,7 @@ repository can influence its verdict)."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from evalkit.agent.ask_user import UserChannel
 from evalkit.agent.loop import AgentOutcome
@@ -40,11 +40,13 @@ class AttemptKey:
 @dataclass(frozen=True)
 class AttemptOutcome:
     """What a worker hands back: the attempt's row, whether the engine went away under it, and
-    (from a cluster node) the trajectory's bytes, for the driver to write beside the row."""
+    (from a cluster node) the trajectory's bytes and the files kept beside it (the agent's log,
+    its own trajectory) by name, for the driver to write beside the row."""
 
     record: AttemptRecord
     engine_lost: bool = False
     trajectory: bytes | None = None
+    beside: dict[str, bytes] = field(default_factory=dict)
 
 
 AGENT_ROLE = "agent"

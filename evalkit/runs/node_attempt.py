@@ -103,4 +103,6 @@ class NodeJob:
                     )
                 trajectory_path = store.dir / record.trajectory
                 trajectory = trajectory_path.read_bytes() if trajectory_path.exists() else b""
-                return AttemptOutcome(record.model_copy(update={"node": node}), trajectory=trajectory)
+                files = [f for f in store.trajectories.iterdir() if f.is_file() and f != trajectory_path]
+                beside = {f.name: f.read_bytes() for f in files}  # this attempt's alone: the store is its own
+                return AttemptOutcome(record.model_copy(update={"node": node}), trajectory=trajectory, beside=beside)

@@ -192,7 +192,9 @@ def execute(
 
     def finished(key: AttemptKey, outcome: AttemptOutcome) -> bool:
         record = outcome.record
-        if outcome.trajectory is not None:  # row last: a row always has its trajectory
+        if outcome.trajectory is not None:  # row last: a row always has its trajectory (and what it names)
+            for name, content in outcome.beside.items():
+                write_atomic(store.trajectories / Path(name).name, content)
             write_atomic(store.trajectories / key.trajectory_name, outcome.trajectory)
         store.append(record)
         again = outcome.engine_lost and engine_retries[record.key] < ENGINE_RETRIES

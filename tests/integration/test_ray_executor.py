@@ -314,6 +314,25 @@ def test_a_node_without_an_engine_is_left_out_and_its_attempt_runs_elsewhere(ray
     assert result.returncode == 0 and "Traceback" not in result.stdout + result.stderr
 
 
+def test_an_agent_in_the_sandbox_keeps_its_log_on_the_driver(ray_cluster, tmp_path):
+    """A `command:` agent on the cluster: its output, kept beside the trajectory as the attempt's
+    agent log (and named by the trajectory's `agent_command` event), reaches the driver's run
+    folder as on a local run, from both nodes."""
+    agent = "command:echo said-by-$EVALKIT_MODEL-on-the-node"
+    result = ray_run(ray_cluster, "--suite", DEMO_SUITE, "--model", "null", "--limit", "2", "--agent", agent,
+                     "--run-id", "agent-log", "--out", tmp_path, "--concurrency", "2")  # fmt: skip
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    run_dir = tmp_path / "agent-log"
+    rows = rows_of(run_dir)
+    assert len(rows) == 2 and {r["node"] for r in rows} == ray_cluster.both
+    for row in rows:
+        events = [json.loads(line) for line in (run_dir / row["trajectory"]).read_text().splitlines()]
+        (command,) = [e for e in events if e["type"] == "agent_command"]
+        log = run_dir / "trajectories" / command["log"]
+        assert log.is_file(), sorted(p.name for p in (run_dir / "trajectories").iterdir())
+        assert "said-by-null-on-the-node" in log.read_text() and "exit code 0" in log.read_text()
+
+
 def test_a_driver_without_an_engine_runs_validates_and_gathers_on_the_cluster(ray_cluster, tmp_path):
     """The driver's DOCKER_HOST points nowhere; the nodes have the engine. The driver builds the
     workspaces (git) and the nodes the sandboxes, so a run, `tasks validate` and a gather on the
