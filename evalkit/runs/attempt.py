@@ -13,7 +13,6 @@ from evalkit.agent.protocol import Agent
 from evalkit.agent.tools import ASK_USER_SCHEMA
 from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.errors import EvalkitError
-from evalkit.files import attempt_file_name
 from evalkit.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolved
 from evalkit.models.endpoint import ModelSpec
 from evalkit.records import SIMULATED, AttemptRecord, StopReason, TestGroupResult, utc_now
@@ -31,10 +30,6 @@ class AttemptKey:
     task: Task
     model: str
     sample: int
-
-    @property
-    def trajectory_name(self) -> str:
-        return attempt_file_name(self.task.id, self.model, self.sample)
 
 
 @dataclass(frozen=True)
@@ -80,7 +75,7 @@ def run_attempt(
     `user` the agent may ask the attempt's simulated user (its tally goes on the record)."""
     started_at, started = utc_now(), time.monotonic()
     task = key.task
-    path = store.paths.trajectories / key.trajectory_name
+    path = store.trajectory_path(task.id, key.model, key.sample)
     patch, outcome = "", AgentOutcome(StopReason.SANDBOX_ERROR)
     with TrajectoryWriter(path) as trajectory:
         trajectory.event(

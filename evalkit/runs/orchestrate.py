@@ -192,10 +192,8 @@ def execute(
 
     def finished(key: AttemptKey, outcome: AttemptOutcome) -> bool:
         record = outcome.record
-        if outcome.trajectory is not None:  # row last: a row always has its trajectory (and what it names)
-            for name, content in outcome.beside.items():
-                write_atomic(store.trajectories / Path(name).name, content)
-            write_atomic(store.trajectories / key.trajectory_name, outcome.trajectory)
+        if outcome.trajectory is not None:  # from a node; row last: a row always has its trajectory
+            record = write_node_trajectory(store, record, outcome)
         store.append(record)
         again = outcome.engine_lost and engine_retries[record.key] < ENGINE_RETRIES
         if not again:
@@ -243,6 +241,17 @@ def execute(
             f"{exc}; finished attempts are in {store.results_path}; "
             f"resume with {resume_command(backend.run_id, store.dir.parent)}"
         ) from None
+
+
+def write_node_trajectory(store: RunStore, record: AttemptRecord, outcome: AttemptOutcome) -> AttemptRecord:
+    """A node's trajectory and the files beside it (an agent's log, its own trajectory) written
+    under the name this run gives the attempt's next row; the record, naming it."""
+    path = store.trajectory_path(*record.key)
+    sent, kept = Path(record.trajectory).name.removesuffix(".jsonl"), path.name.removesuffix(".jsonl")
+    for name, content in outcome.beside.items():  # `<sent>.agent.log` is `<kept>.agent.log` here
+        write_atomic(path.with_name(kept + Path(name).name.removeprefix(sent)), content)
+    write_atomic(path, outcome.trajectory or b"")
+    return record.model_copy(update={"trajectory": str(path.relative_to(store.dir))})
 
 
 def node_job(

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
 from evalkit.errors import EvalkitError
-from evalkit.files import append_line, cut_partial_line, write_atomic
+from evalkit.files import append_line, attempt_file_name, cut_partial_line, write_atomic
 from evalkit.records import ERROR_STOP_REASONS, RERUN_STOP_REASONS, AttemptRecord
 from evalkit.runs.paths import RunPaths
 from evalkit.tasks import SkippedTask
@@ -61,6 +63,7 @@ class RunStore:
         self.results_path = self.paths.results
         self.trajectories = self.paths.trajectories
         self._lock = threading.Lock()
+        self._rows: Counter[tuple[str, str, int]] | None = None  # rows per attempt key, read once when asked
 
     def open(self) -> None:
         """Create the folder, and cut a last line a killed run left half-written."""
@@ -70,23 +73,36 @@ class RunStore:
     def append(self, record: AttemptRecord) -> None:
         with self._lock:
             append_line(self.results_path, record.model_dump_json())
+            if self._rows is not None:
+                self._rows[record.key] += 1
+
+    def trajectory_path(self, task_id: str, model: str, sample: int) -> Path:
+        """Where the attempt's next row keeps its trajectory: the attempt's own name for its first
+        row, `<name>.try<N>.jsonl` for its N-th, so that a row of an attempt run again (engine
+        lost, a resume, --retry-errors) never overwrites the trajectory an earlier row names."""
+        with self._lock:
+            if self._rows is None:
+                self._rows = Counter(record.key for record in self._all_rows())
+            tries = self._rows[(task_id, model, sample)] + 1
+        suffix = ".jsonl" if tries == 1 else f".try{tries}.jsonl"
+        return self.trajectories / attempt_file_name(task_id, model, sample, suffix)
 
     def records(self) -> list[AttemptRecord]:
         """Every row; for a key recorded twice (an errored attempt run again) the last one wins."""
+        return list({record.key: record for record in self._all_rows()}.values())
+
+    def _all_rows(self) -> Iterator[AttemptRecord]:
         if not self.results_path.exists():
-            return []
-        latest: dict[tuple[str, str, int], AttemptRecord] = {}
+            return
         for number, line in enumerate(self.results_path.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
                 continue
             try:
-                record = AttemptRecord.model_validate_json(line)
+                yield AttemptRecord.model_validate_json(line)
             except ValidationError as exc:
                 if number == 1 and "json_invalid" in str(exc):
                     raise EvalkitError(f"{self.results_path}: not an evalkit results file") from None
                 continue  # a line cut short by a kill
-            latest[record.key] = record
-        return list(latest.values())
 
     def finished_keys(self, retry_errors: bool = False) -> set[tuple[str, str, int]]:
         """The attempts a resume keeps: all but sandbox errors, and with `retry_errors` all but

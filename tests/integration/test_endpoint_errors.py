@@ -3,7 +3,7 @@ attempts end as `endpoint_error`, are counted as errors and kept out of every sc
 model: no score), the failing endpoint is told once while the run goes, and the run exits 3. Once
 the server is healthy, the command the run printed (`evalkit run --run-id errs --retry-errors
 --out ...`, nothing else) runs exactly those attempts again (new rows appended, the latest wins) and
-they count like any other."""
+they count like any other; each row keeps its own trajectory (the errored one's is not overwritten)."""
 
 import json
 import re
@@ -103,3 +103,18 @@ def test_retry_errors_runs_exactly_the_errored_attempts_and_they_then_count(runs
     assert summary["flaky"]["scored_attempts"] == 2 and summary["steady"]["attempts"] == 2
     assert len((run_dir / "scores.jsonl").read_text().splitlines()) == 4  # one row per attempt, the latest
     assert "not scored" not in retried.stdout
+
+
+def test_each_row_keeps_its_own_trajectory_when_an_attempt_runs_again(runs):
+    _, first_rows, _, _, run_dir, _ = runs
+    rows = rows_of(run_dir)
+    assert len({r["trajectory"] for r in rows}) == len(rows) == 6  # none shared, none overwritten
+    for row in rows:
+        events = [json.loads(line) for line in (run_dir / row["trajectory"]).read_text().splitlines()]
+        assert [e["stop_reason"] for e in events if e["type"] == "stop"] == [row["stop_reason"]], row["trajectory"]
+        assert (events[0]["model"], events[0]["sample"]) == (row["model"], row["sample"])
+    first = {(r["model"], r["sample"]): r["trajectory"] for r in first_rows}
+    again = [r for r in rows[len(first_rows) :]]
+    assert [Path(r["trajectory"]).name for r in again] == [
+        Path(first[r["model"], r["sample"]]).name.replace(".jsonl", ".try2.jsonl") for r in again
+    ]

@@ -1,7 +1,8 @@
 """A run's results survive a kill: rows are whole lines, a half-written last line is dropped when
 the run reopens, and resuming plans exactly the attempts not finished (harness failures again,
-endpoint errors too with --retry-errors); the latest row of an attempt wins. run.json records the
-suite's tasks that did not load."""
+endpoint errors too with --retry-errors); the latest row of an attempt wins, and each row of an
+attempt run again has a trajectory of its own, also when it came from a cluster node. run.json
+records the suite's tasks that did not load."""
 
 import json
 
@@ -10,8 +11,9 @@ import pytest
 from evalkit.errors import EvalkitError
 from evalkit.models.endpoint import ModelSpec
 from evalkit.records import AttemptRecord
+from evalkit.runs.attempt import AttemptOutcome
 from evalkit.runs.display import skipped_tasks_lines
-from evalkit.runs.orchestrate import open_run, plan_attempts
+from evalkit.runs.orchestrate import open_run, plan_attempts, write_node_trajectory
 from evalkit.runs.store import RunStore
 from evalkit.tasks import SkippedTask, Suite
 
@@ -43,6 +45,33 @@ def test_harness_failures_are_attempted_again_and_the_last_row_wins(tmp_path):
     store.append(record("a"))
     assert store.finished_keys() == {("a", "m", 0), ("b", "m", 0)}
     assert len(store.records()) == 2
+
+
+def test_each_row_of_an_attempt_names_a_trajectory_of_its_own_and_a_reopened_store_counts_on(tmp_path):
+    store = RunStore(tmp_path / "r")
+    store.open()
+    first = store.trajectory_path("a", "m", 0)
+    assert first.name == "a__m__0.jsonl" and store.trajectory_path("a", "m", 0) == first  # until a row is written
+    store.append(record("a", stop="endpoint_error", resolved=False))
+    assert store.trajectory_path("a", "m", 0).name == "a__m__0.try2.jsonl"
+    assert store.trajectory_path("a", "m", 1).name == "a__m__1.jsonl"  # another sample: its first
+    reopened = RunStore(tmp_path / "r")  # a resume: the rows on disk count
+    reopened.open()
+    reopened.append(record("a", stop="endpoint_error", resolved=False))
+    assert reopened.trajectory_path("a", "m", 0).name == "a__m__0.try3.jsonl"
+
+
+def test_a_nodes_trajectory_and_the_files_beside_it_take_the_name_of_the_attempts_next_row(tmp_path):
+    store = RunStore(tmp_path / "r")
+    store.open()
+    store.append(record("a", stop="sandbox_error", resolved=False))  # its trajectory is a__m__0.jsonl
+    sent = record("a").model_copy(update={"trajectory": "trajectories/a__m__0.jsonl"})  # as the node named it
+    beside = {"a__m__0.agent.log": b"log", "a__m__0.agent.traj.json": b"{}"}
+    written = write_node_trajectory(store, sent, AttemptOutcome(sent, trajectory=b"events", beside=beside))
+    assert written.trajectory == "trajectories/a__m__0.try2.jsonl"
+    assert {p.name: p.read_bytes() for p in store.trajectories.iterdir()} == {
+        "a__m__0.try2.jsonl": b"events", "a__m__0.try2.agent.log": b"log", "a__m__0.try2.agent.traj.json": b"{}",
+    }  # fmt: skip
 
 
 def errored(store: RunStore) -> set[tuple[str, str, int]]:
