@@ -25,6 +25,7 @@ from evalkit.cli.common import (
 from evalkit.errors import EvalkitError, SandboxError
 from evalkit.files import file_component
 from evalkit.runs.fitted_table import FitColumn, FittedTable
+from evalkit.wording import counted
 
 
 @app.command("evaluate")
@@ -46,7 +47,12 @@ def evaluate(
     from evalkit.files import write_atomic
     from evalkit.integrity import counts_as_resolved
     from evalkit.runs.fan_out import fan_out
-    from evalkit.scoring.predictions import load_predictions, summary_report, write_instance_report
+    from evalkit.scoring.predictions import (
+        load_predictions,
+        read_instance_report,
+        summary_report,
+        write_instance_report,
+    )
     from evalkit.verify.correctness import CorrectnessResult, evaluate_patch
     from evalkit.verify.integrity_scan import scan_attempt
 
@@ -61,9 +67,18 @@ def evaluate(
         err_console.print(f"[yellow]skipped[/] {escape(f'{predictions}: instance `{instance_id}` is not in {suite}')}")
     run_id = run_id or new_run_id()
     out_dir = out / run_id
-    backend = _open_backend(run_id)
-    jobs = [p for p in preds if p.instance_id in known]
     results: dict[str, dict[str, CorrectnessResult]] = {}
+    jobs = []
+    for pred in (p for p in preds if p.instance_id in known):  # a report written before (a resume) is kept
+        reported = read_instance_report(out_dir, pred)
+        if reported is None:
+            jobs.append(pred)
+        else:
+            results.setdefault(pred.model_name_or_path, {})[pred.instance_id] = reported
+    if kept := sum(map(len, results.values())):
+        kept_line = f"{counted(kept, 'instance report')} kept, {len(jobs)} to evaluate"
+        err_console.print(f"resuming evaluation {run_id}: {kept_line}")
+    backend = _open_backend(run_id)
     try:
         with _progress() as progress:
             bar = progress.add_task("evaluating", total=len(jobs))
@@ -95,7 +110,8 @@ def evaluate(
                 on_error=failed,
             )
     except KeyboardInterrupt:
-        raise _interrupted(backend, f"finished instances are in {out_dir}") from None
+        again = f"evalkit evaluate {predictions} --suite {suite} --run-id {run_id} --out {out}"
+        raise _interrupted(backend, f"finished instances are in {out_dir}; resume with: {again}") from None
     finally:
         backend.close()
     reports = {model: summary_report(per_instance, unknown) for model, per_instance in results.items()}

@@ -48,15 +48,37 @@ def load_predictions(path: Path) -> list[Prediction]:
     return predictions
 
 
+def instance_folder(out_dir: Path, prediction: Prediction) -> Path:
+    """`<out>/<model>/<instance_id>/`, each as `file_component`."""
+    return out_dir / file_component(prediction.model_name_or_path) / file_component(prediction.instance_id)
+
+
 def write_instance_report(out_dir: Path, prediction: Prediction, result: CorrectnessResult) -> None:
-    """`<out>/<model>/<instance_id>/` (each as `file_component`) gets report.json, patch.diff and
-    test_output.txt."""
-    folder = out_dir / file_component(prediction.model_name_or_path) / file_component(prediction.instance_id)
+    """The instance's folder gets patch.diff, test_output.txt and, last, report.json: a folder with
+    a report.json is whole (an earlier one is removed first, so a kill between the files never
+    leaves an old report beside a new patch)."""
+    folder = instance_folder(out_dir, prediction)
+    (folder / "report.json").unlink(missing_ok=True)
     report = result.model_dump(mode="json", exclude={"log"})
     report["model_name_or_path"] = prediction.model_name_or_path
     write_atomic(folder / "patch.diff", prediction.model_patch or "")
     write_atomic(folder / "test_output.txt", result.log)
     write_atomic(folder / "report.json", json.dumps({prediction.instance_id: report}, indent=2))
+
+
+def read_instance_report(out_dir: Path, prediction: Prediction) -> CorrectnessResult | None:
+    """The result an earlier evaluation reported for `prediction`, if it still holds: whole, for the
+    same patch, and not an error (a harness or environment failure is evaluated again); else None."""
+    folder = instance_folder(out_dir, prediction)
+    try:
+        report = json.loads((folder / "report.json").read_text())[prediction.instance_id]
+        patch = (folder / "patch.diff").read_text()
+        result = CorrectnessResult.model_validate({**report, "log": (folder / "test_output.txt").read_text()})
+    except (OSError, ValueError, KeyError, TypeError):  # ValidationError is a ValueError
+        return None
+    if patch != (prediction.model_patch or "") or result.error:
+        return None
+    return result
 
 
 def summary_report(results: dict[str, CorrectnessResult], unknown: list[str]) -> dict:

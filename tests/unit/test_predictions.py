@@ -5,7 +5,14 @@ from rich.console import Console
 
 from evalkit.cli.evaluate import evaluation_table
 from evalkit.errors import EvalkitError
-from evalkit.scoring.predictions import load_predictions, summary_report
+from evalkit.scoring.predictions import (
+    Prediction,
+    instance_folder,
+    load_predictions,
+    read_instance_report,
+    summary_report,
+    write_instance_report,
+)
 from evalkit.verify.correctness import CorrectnessResult
 
 
@@ -55,3 +62,17 @@ def test_evaluation_summary_shows_empty_patches_beside_the_other_outcomes():
     columns = ["model", "instances", "resolved", "unresolved", "empty patch", "errors", "not applied"]
     assert header.split("  ") == columns
     assert row.split() == ["m", "5", "1", "1", "2", "1", "1"]  # an error is not also "not applied"
+
+
+def test_a_written_report_is_read_back_for_the_same_patch_only_and_never_an_error(tmp_path):
+    pred = Prediction(instance_id="a-1", model_name_or_path="org/m", model_patch="diff --git a/x b/x\n")
+    assert read_instance_report(tmp_path, pred) is None  # nothing written yet
+    result = CorrectnessResult(task_id="a-1", resolved=True, patch_applied=True, tests_ran=True, log="3 passed")
+    write_instance_report(tmp_path, pred, result)
+    assert read_instance_report(tmp_path, pred) == result  # the log too, from test_output.txt
+    assert read_instance_report(tmp_path, pred.model_copy(update={"model_patch": "other"})) is None
+    write_instance_report(tmp_path, pred, CorrectnessResult(task_id="a-1", error="image build failed"))
+    assert read_instance_report(tmp_path, pred) is None  # a harness failure is evaluated again
+    write_instance_report(tmp_path, pred, result)
+    (instance_folder(tmp_path, pred) / "report.json").write_text('{"a-1": {"resolved": tr')  # cut short
+    assert read_instance_report(tmp_path, pred) is None
