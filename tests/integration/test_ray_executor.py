@@ -3,7 +3,7 @@ Docker engine: the demo suite gives the rows a local run gives and spreads over 
 API key set in the nodes' environment reaches the attempts and no log, row or trajectory; a
 driver killed mid-run resumes with `evalkit run --run-id X` alone; a node without an engine ends
 its attempts as one line naming it while the others resolve; a driver without an engine runs,
-validates and gathers on the cluster; a node killed mid-attempt has that attempt run again
+validates, gathers and evaluates on the cluster; a node killed mid-attempt has that attempt run again
 elsewhere, with no row lost or doubled and no container left. The node-death test runs last: it
 takes the second node away.
 
@@ -333,11 +333,12 @@ def test_an_agent_in_the_sandbox_keeps_its_log_on_the_driver(ray_cluster, tmp_pa
         assert "said-by-null-on-the-node" in log.read_text() and "exit code 0" in log.read_text()
 
 
-def test_a_driver_without_an_engine_runs_validates_and_gathers_on_the_cluster(ray_cluster, tmp_path):
+def test_a_driver_without_an_engine_runs_validates_gathers_and_evaluates_on_the_cluster(ray_cluster, tmp_path):
     """The driver's DOCKER_HOST points nowhere; the nodes have the engine. The driver builds the
-    workspaces (git) and the nodes the sandboxes, so a run, `tasks validate` and a gather on the
-    cluster end as they do with an engine here. With --registry the driver builds and pushes the
-    images: then it says in one line that it needs an engine."""
+    workspaces (git) and the nodes the sandboxes, so a run, `tasks validate`, a gather and the
+    evaluation of SWE-bench predictions on the cluster end as they do with an engine here. With
+    --registry the driver builds and pushes the images: then it says in one line that it needs
+    an engine."""
     nowhere = {"DOCKER_HOST": "unix:///nonexistent.sock"}
     on_cluster = ["--executor", "ray", "--ray-address", ray_cluster.address]
     run = run_evalkit("run", "--suite", DEMO_SUITE, "--model", "oracle", "--model", "null", "--limit", "2",
@@ -356,6 +357,17 @@ def test_a_driver_without_an_engine_runs_validates_and_gathers_on_the_cluster(ra
     [gathered] = load_suite(tmp_path / "suite").tasks
     assert gathered.metadata["original_message"].splitlines()[0] in EXPECTED_TASK_SUBJECTS
     assert gathered.metadata["validated_on"] in ray_cluster.both
+    gold = {t.id: t.patch for t in load_suite(DEMO_SUITE).tasks[:2]}
+    predictions = tmp_path / "preds.jsonl"
+    rows = [{"instance_id": i, "model_name_or_path": m, "model_patch": patch}
+            for i, p in gold.items() for m, patch in (("gold", p), ("empty", ""))]  # fmt: skip
+    predictions.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    evaluated = run_evalkit("evaluate", predictions, "--suite", DEMO_SUITE, "--run-id", "ev", "--out", tmp_path,
+                            *on_cluster, env=nowhere)  # fmt: skip
+    assert evaluated.returncode == 0, (evaluated.stdout + evaluated.stderr)[-3000:]
+    reports = {m: json.loads((tmp_path / "ev" / f"{m}.report.json").read_text()) for m in ("gold", "empty")}
+    assert sorted(reports["gold"]["resolved_ids"]) == sorted(reports["empty"]["empty_patch_ids"]) == sorted(gold)
+    assert reports["gold"]["error_ids"] == reports["empty"]["error_ids"] == []
     pushed = run_evalkit("tasks", "validate", DEMO_SUITE, "--task", task, *on_cluster, "--registry", "127.0.0.1:1",
                          env=nowhere)  # fmt: skip
     said = " ".join(pushed.stderr.split())
