@@ -12,6 +12,7 @@ run stops with one line saying how to resume."""
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 from collections import Counter
@@ -250,8 +251,20 @@ def write_node_trajectory(store: RunStore, record: AttemptRecord, outcome: Attem
     sent, kept = Path(record.trajectory).name.removesuffix(".jsonl"), path.name.removesuffix(".jsonl")
     for name, content in outcome.beside.items():  # `<sent>.agent.log` is `<kept>.agent.log` here
         write_atomic(path.with_name(kept + Path(name).name.removeprefix(sent)), content)
-    write_atomic(path, outcome.trajectory or b"")
+    trajectory = outcome.trajectory or b""
+    if kept != sent:  # the log its `agent_command` event names was renamed too
+        trajectory = b"".join(_log_renamed(line, sent, kept) for line in trajectory.splitlines(keepends=True))
+    write_atomic(path, trajectory)
     return record.model_copy(update={"trajectory": str(path.relative_to(store.dir))})
+
+
+def _log_renamed(line: bytes, sent: str, kept: str) -> bytes:
+    if b'"agent_command"' not in line:
+        return line
+    event = json.loads(line)
+    if event.get("type") != "agent_command" or not isinstance(event.get("log"), str):
+        return line
+    return (json.dumps({**event, "log": kept + event["log"].removeprefix(sent)}, default=str) + "\n").encode()
 
 
 def node_job(

@@ -67,11 +67,15 @@ def test_a_nodes_trajectory_and_the_files_beside_it_take_the_name_of_the_attempt
     store.append(record("a", stop="sandbox_error", resolved=False))  # its trajectory is a__m__0.jsonl
     sent = record("a").model_copy(update={"trajectory": "trajectories/a__m__0.jsonl"})  # as the node named it
     beside = {"a__m__0.agent.log": b"log", "a__m__0.agent.traj.json": b"{}"}
-    written = write_node_trajectory(store, sent, AttemptOutcome(sent, trajectory=b"events", beside=beside))
+    events = [{"type": "start", "task_id": "a"}, {"type": "agent_command", "command": "x", "log": "a__m__0.agent.log"}]
+    trajectory = "".join(json.dumps(e) + "\n" for e in events).encode()
+    written = write_node_trajectory(store, sent, AttemptOutcome(sent, trajectory=trajectory, beside=beside))
     assert written.trajectory == "trajectories/a__m__0.try2.jsonl"
-    assert {p.name: p.read_bytes() for p in store.trajectories.iterdir()} == {
-        "a__m__0.try2.jsonl": b"events", "a__m__0.try2.agent.log": b"log", "a__m__0.try2.agent.traj.json": b"{}",
-    }  # fmt: skip
+    files = {p.name: p.read_bytes() for p in store.trajectories.iterdir()}
+    assert files.keys() == {"a__m__0.try2.jsonl", "a__m__0.try2.agent.log", "a__m__0.try2.agent.traj.json"}
+    assert files["a__m__0.try2.agent.log"] == b"log" and files["a__m__0.try2.agent.traj.json"] == b"{}"
+    start, command = [json.loads(line) for line in files["a__m__0.try2.jsonl"].splitlines()]
+    assert start == events[0] and command == {**events[1], "log": "a__m__0.try2.agent.log"}  # names its log
 
 
 def errored(store: RunStore) -> set[tuple[str, str, int]]:
