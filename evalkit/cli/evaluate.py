@@ -86,10 +86,11 @@ def evaluate(
         err_console.print(f"[yellow]skipped[/] {escape(f'{predictions}: instance `{instance_id}` is not in {suite}')}")
     run_id = run_id or new_run_id()
     out_dir = out / run_id
+    policy: IntegrityPolicy = "fail" if integrity == "fail" else "flag"
     results: dict[str, dict[str, CorrectnessResult]] = {}
     jobs = []
     for pred in (p for p in preds if p.instance_id in known):  # a report written before (a resume) is kept
-        reported = read_instance_report(out_dir, pred)
+        reported = read_instance_report(out_dir, pred, policy)
         if reported is None:
             jobs.append(pred)
         else:
@@ -101,7 +102,6 @@ def evaluate(
     concurrency = concurrency_for(executor, concurrency, "concurrency" in given_options(ctx))
     backend = _open_backend(run_id, remote=executor.remote, registry=registry)
     try:
-        policy: IntegrityPolicy = "fail" if integrity == "fail" else "flag"
         items: list[Prediction] | list[PatchOnNode] = jobs
         job: Callable = lambda p: prediction_verdict(known[p.instance_id], p.model_patch or "", backend, policy)  # noqa: E731
         if executor.remote:  # each prediction on a node of the cluster, its task's workspace built here
@@ -115,7 +115,7 @@ def evaluate(
             def record(item: Prediction | PatchOnNode, result: CorrectnessResult) -> None:
                 pred = of_item[id(item)]
                 results.setdefault(pred.model_name_or_path, {})[pred.instance_id] = result
-                write_instance_report(out_dir, pred, result)
+                write_instance_report(out_dir, pred, result, policy)
                 progress.advance(bar)
 
             def failed(item: Prediction | PatchOnNode, error: BaseException) -> None:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from evalkit.errors import EvalkitError
 from evalkit.files import file_component, write_atomic
+from evalkit.integrity import IntegrityPolicy
 from evalkit.verify.correctness import CorrectnessResult
 
 
@@ -53,30 +54,36 @@ def instance_folder(out_dir: Path, prediction: Prediction) -> Path:
     return out_dir / file_component(prediction.model_name_or_path) / file_component(prediction.instance_id)
 
 
-def write_instance_report(out_dir: Path, prediction: Prediction, result: CorrectnessResult) -> None:
-    """The instance's folder gets patch.diff, test_output.txt and, last, report.json: a folder with
-    a report.json is whole (an earlier one is removed first, so a kill between the files never
-    leaves an old report beside a new patch)."""
+def write_instance_report(
+    out_dir: Path, prediction: Prediction, result: CorrectnessResult, policy: IntegrityPolicy = "fail"
+) -> None:
+    """The instance's folder gets patch.diff, test_output.txt and, last, report.json (with the
+    integrity `policy` its verdict followed): a folder with a report.json is whole (an earlier one
+    is removed first, so a kill between the files never leaves an old report beside a new patch)."""
     folder = instance_folder(out_dir, prediction)
     (folder / "report.json").unlink(missing_ok=True)
     report = result.model_dump(mode="json", exclude={"log"})
     report["model_name_or_path"] = prediction.model_name_or_path
+    report["integrity_policy"] = policy
     write_atomic(folder / "patch.diff", prediction.model_patch or "")
     write_atomic(folder / "test_output.txt", result.log)
     write_atomic(folder / "report.json", json.dumps({prediction.instance_id: report}, indent=2))
 
 
-def read_instance_report(out_dir: Path, prediction: Prediction) -> CorrectnessResult | None:
+def read_instance_report(
+    out_dir: Path, prediction: Prediction, policy: IntegrityPolicy = "fail"
+) -> CorrectnessResult | None:
     """The result an earlier evaluation reported for `prediction`, if it still holds: whole, for the
-    same patch, and not an error (a harness or environment failure is evaluated again); else None."""
+    same patch, under the same integrity `policy`, and not an error (a harness or environment
+    failure is evaluated again); else None."""
     folder = instance_folder(out_dir, prediction)
     try:
         report = json.loads((folder / "report.json").read_text())[prediction.instance_id]
         patch = (folder / "patch.diff").read_text()
         result = CorrectnessResult.model_validate({**report, "log": (folder / "test_output.txt").read_text()})
-    except (OSError, ValueError, KeyError, TypeError):  # ValidationError is a ValueError
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):  # ValidationError is a ValueError
         return None
-    if patch != (prediction.model_patch or "") or result.error:
+    if patch != (prediction.model_patch or "") or result.error or report.get("integrity_policy") != policy:
         return None
     return result
 

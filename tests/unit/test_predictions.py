@@ -64,13 +64,14 @@ def test_evaluation_summary_shows_empty_patches_beside_the_other_outcomes():
     assert row.split() == ["m", "5", "1", "1", "2", "1", "1"]  # an error is not also "not applied"
 
 
-def test_a_written_report_is_read_back_for_the_same_patch_only_and_never_an_error(tmp_path):
+def test_a_written_report_is_read_back_for_the_same_patch_and_policy_only_and_never_an_error(tmp_path):
     pred = Prediction(instance_id="a-1", model_name_or_path="org/m", model_patch="diff --git a/x b/x\n")
     assert read_instance_report(tmp_path, pred) is None  # nothing written yet
     result = CorrectnessResult(task_id="a-1", resolved=True, patch_applied=True, tests_ran=True, log="3 passed")
     write_instance_report(tmp_path, pred, result)
     assert read_instance_report(tmp_path, pred) == result  # the log too, from test_output.txt
     assert read_instance_report(tmp_path, pred.model_copy(update={"model_patch": "other"})) is None
+    assert read_instance_report(tmp_path, pred, "flag") is None  # its verdict followed another policy
     write_instance_report(tmp_path, pred, CorrectnessResult(task_id="a-1", error="image build failed"))
     assert read_instance_report(tmp_path, pred) is None  # a harness failure is evaluated again
     write_instance_report(tmp_path, pred, result)
