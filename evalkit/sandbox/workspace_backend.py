@@ -9,7 +9,7 @@ do (open a sandbox, resolve an image) is one SandboxError saying so, never a sil
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from evalkit.errors import SandboxError
 from evalkit.sandbox.egress import Egress, ProxyRoute
@@ -28,10 +28,6 @@ class WorkspaceBackend:
         self.live: tuple[()] = ()
         self.proxy: ProxyRoute | None = None
         self._workspaces = Workspaces()
-
-    @classmethod
-    def connect(cls, run_id: str, log: Callable[[str], None]) -> WorkspaceBackend:
-        return cls(run_id)
 
     def workspace(self, task: Task) -> Workspace:
         return self._workspaces.of(task)
