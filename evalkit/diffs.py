@@ -5,6 +5,11 @@ Applying is one list of methods, tried in order, for every place that applies a 
 harness did not write: the correctness check in the scoring sandbox, the quality axis on a
 throw-away copy of the touched files, and the oracle policy's `git apply` fallback.
 
+Diffs are read as git writes them: only `\n` ends a line, so a lone `\r`, a form feed, `\x1c`-`\x1e`,
+`\u2028` or a byte that is not UTF-8 is content (Python's `splitlines` and text-mode pipes would
+cut or rewrite such lines). Bytes become text with `diff_text` (surrogate escapes: the same bytes
+come back from `diff_bytes`), never with a decoder that replaces or translates.
+
 The test-path rule is one definition for gathering (splitting a commit into its test and source
 parts), for scoring (what the hidden tests own and an agent may not steer) and for quality (test
 files count in neither scope nor size). Globs follow git's `:(glob)` pathspec magic: `**/`
@@ -25,12 +30,44 @@ from unidiff.errors import UnidiffParseError
 from evalkit.errors import EvalkitError
 
 
+def diff_text(data: bytes) -> str:
+    """A diff's bytes as text, losslessly: a byte that is not UTF-8 becomes a surrogate escape."""
+    return data.decode("utf-8", "surrogateescape")
+
+
+def diff_bytes(text: str) -> bytes:
+    """The bytes `diff_text` read (and plain UTF-8 for any other text)."""
+    return text.encode("utf-8", "surrogateescape")
+
+
+def readable(text: str) -> str:
+    """The text with each byte that is not UTF-8 shown as U+FFFD: for JSON, HTML and terminals."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def has_raw_bytes(text: str) -> bool:
+    """The text carries bytes that are not UTF-8 (surrogate escapes from `diff_text`)."""
+    return any("\udc80" <= ch <= "\udcff" for ch in text)
+
+
+def git_lines(text: str) -> list[str]:
+    """The lines of a diff or a file as git counts them: split after each `\n` only, ends kept."""
+    lines = text.split("\n")
+    last = lines.pop()
+    return [line + "\n" for line in lines] + ([last] if last else [])
+
+
+def diff_line_starts(text: str) -> list[str]:
+    """The lines of a diff without their `\n` (for reading its headers and +/- prefixes)."""
+    return [line.removesuffix("\n") for line in git_lines(text)]
+
+
 @lru_cache(maxsize=128)  # more than a scoring batch (`run_scores.LINT_BATCH`) and its tasks
 def parsed_diff(diff: str) -> PatchSet:
     """The parsed diff, remembered: scoring one attempt reads its change and the task's reference
     some ten times over. Callers only read what it returns."""
     try:
-        return PatchSet(diff)
+        return PatchSet(git_lines(diff))
     except UnidiffParseError as exc:
         raise EvalkitError(f"not a unified diff: {exc}") from None
 
@@ -61,7 +98,7 @@ def patched_text(base: str | None, diff: str, path: str) -> str | None:
             continue
         if patched.is_removed_file:
             return None
-        source = [] if patched.is_added_file or base is None else base.splitlines(keepends=True)
+        source = [] if patched.is_added_file or base is None else git_lines(base)
         out, position = [], 0
         for hunk in patched:
             # a hunk that removes nothing names the line it follows, others their first line
@@ -80,6 +117,16 @@ def patched_text(base: str | None, diff: str, path: str) -> str | None:
         out.extend(source[position:])
         return "".join(out)
     return base
+
+
+def numstat(diff: str) -> dict[str, tuple[int, int] | None]:
+    """Added and removed lines per file (None for a binary change), as `git apply --numstat` counts."""
+    return {
+        _strip_prefix(p.source_file if p.is_removed_file else p.target_file): (
+            None if p.is_binary_file else (p.added, p.removed)
+        )
+        for p in parsed_diff(diff)
+    }
 
 
 def substantive_paths(diff: str) -> list[str]:

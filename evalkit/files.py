@@ -77,6 +77,12 @@ def write_atomic(path: Path, text: str | bytes) -> None:
         raise
 
 
+def read_lines(path: Path) -> list[str]:
+    """The lines of a JSON Lines file (UTF-8), split at `\n` only: JSON writers leave U+2028 and
+    U+0085 unescaped, which `str.splitlines` would take for line ends."""
+    return path.read_bytes().decode("utf-8").split("\n")
+
+
 def append_line(path: Path, line: str) -> None:
     """Append one line with a single `write` on an O_APPEND descriptor, fsynced: a kill loses at
     most this line, and leaves it cut short rather than interleaved (`cut_partial_line` drops it)."""

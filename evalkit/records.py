@@ -11,9 +11,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_serializer
 
 from evalkit.axes import EVIDENCE
+from evalkit.diffs import readable
 from evalkit.integrity import IntegrityReport
 from evalkit.tasks.model import Limits
 
@@ -108,7 +109,7 @@ class AttemptRecord(BaseModel):
     sampling: dict = Field(default_factory=dict)
     endpoint: dict = Field(default_factory=dict)
     final_message: str | None = None
-    model_patch: str = ""
+    model_patch: str = ""  # as git wrote it; a byte that is not UTF-8 shows as U+FFFD in the JSON row
     patch_applied: bool = False
     fail_to_pass: TestGroupResult = Field(default_factory=lambda: TestGroupResult(passed=[], failed=[]))
     pass_to_pass: TestGroupResult = Field(default_factory=lambda: TestGroupResult(passed=[], failed=[]))
@@ -146,3 +147,9 @@ class AttemptRecord(BaseModel):
     @property
     def hidden_tests_passed(self) -> bool:
         return self.resolved if self.tests_resolved is None else self.tests_resolved
+
+    @field_serializer("model_patch", when_used="json")
+    def _patch_as_json(self, patch: str) -> str:
+        """JSON holds text only: the verdict was reached on the diff's exact bytes; the row keeps a
+        readable copy."""
+        return readable(patch)

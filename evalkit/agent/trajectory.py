@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import IO
 
+from evalkit.files import read_lines
+
 
 class TrajectoryWriter:
     """Appends events to `path` (replacing what an interrupted earlier try left there)."""
@@ -46,7 +48,7 @@ class TrajectoryWriter:
 def read_trajectory(path: Path) -> list[dict]:
     """The events of a trajectory; a line cut short by a killed run is ignored."""
     events = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_lines(path):
         try:
             events.append(json.loads(line))
         except json.JSONDecodeError:

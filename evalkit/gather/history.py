@@ -9,7 +9,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalkit.diffs import changed_lines, changed_paths
+from evalkit.diffs import changed_lines, changed_paths, diff_line_starts, diff_text
 from evalkit.errors import EvalkitError
 
 _BINARY = re.compile(r"^(GIT binary patch|Binary files .* differ)$", re.M)  # diff structure, not content
@@ -47,11 +47,18 @@ class SizeLimits:
     min_files: int = 2
 
 
-def git(repo: Path, *args: str) -> str:
-    result = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, errors="replace")
+def git_bytes(repo: Path, *args: str) -> bytes:
+    """git's output as it wrote it (no newline translation, no decoding)."""
+    result = subprocess.run(["git", *args], cwd=repo, capture_output=True)
     if result.returncode != 0:
-        raise EvalkitError(f"{repo}: git {' '.join(args[:2])} failed: {result.stderr.strip()[:200]}")
+        stderr = result.stderr.decode("utf-8", "replace").strip()
+        raise EvalkitError(f"{repo}: git {' '.join(args[:2])} failed: {stderr[:200]}")
     return result.stdout
+
+
+def git(repo: Path, *args: str) -> str:
+    """git's output as text for reading (messages, names): bytes that are not UTF-8 replaced."""
+    return git_bytes(repo, *args).decode("utf-8", "replace")
 
 
 def commits(repo: Path, since: str | None = None, until: str | None = None) -> list[Commit]:
@@ -78,14 +85,14 @@ def _pathspecs(globs: tuple[str, ...], exclude: bool) -> list[str]:
 def split_commit(repo: Path, commit: Commit, test_globs: tuple[str, ...]) -> tuple[str, str]:
     """(source part, test part) of a commit, as diffs against its first parent."""
     base = ["diff", "--no-color", "--no-renames", "--no-ext-diff", "--binary", commit.parent, commit.sha, "--"]
-    test_patch = git(repo, *base, *_pathspecs(test_globs, exclude=False))
-    patch = git(repo, *base, ".", *_pathspecs(test_globs, exclude=True))
+    test_patch = diff_text(git_bytes(repo, *base, *_pathspecs(test_globs, exclude=False)))
+    patch = diff_text(git_bytes(repo, *base, ".", *_pathspecs(test_globs, exclude=True)))
     return patch, test_patch
 
 
 def _adds_tests(test_patch: str) -> bool:
     """The test part adds or changes lines of a test module (not only fixtures or data)."""
-    for line in test_patch.splitlines():
+    for line in diff_line_starts(test_patch):
         if line.startswith("+++ ") and line.endswith(".py") and not line.endswith("conftest.py"):
             return True
     return False

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from evalkit.diffs import diff_line_starts
 from evalkit.gather.prompts import cap
 from evalkit.gather.surface import Definition, definitions, module_name
 from evalkit.gather.test_usage import TestUsage
@@ -70,7 +71,8 @@ class Interface:
 
 def added_text(patch: str) -> str:
     """The lines a diff adds, joined (what the reference change writes)."""
-    return "\n".join(line[1:] for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++"))
+    lines = diff_line_starts(patch)
+    return "\n".join(line[1:] for line in lines if line.startswith("+") and not line.startswith("+++"))
 
 
 def _new(after: list[Definition], before: list[Definition]) -> list[Definition]:

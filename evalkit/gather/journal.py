@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ValidationError
 
 from evalkit.errors import EvalkitError
-from evalkit.files import append_line, cut_partial_line, file_component
+from evalkit.files import append_line, cut_partial_line, file_component, read_lines
 from evalkit.gather.history import Rejection
 from evalkit.tasks.load import TASK_FILE
 from evalkit.tasks.model import Task
@@ -67,7 +67,7 @@ class Journal:
         if not self.path.exists():
             return {}
         decided: dict[str, Decision] = {}
-        for number, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
+        for number, line in enumerate(read_lines(self.path), 1):
             if not line.strip():
                 continue
             try:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from evalkit.diffs import changed_paths
+from evalkit.diffs import changed_paths, diff_line_starts
 from evalkit.gather.new_tests import tests_are_new
 from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION, sample_per_function
 from evalkit.sandbox.backend import SandboxBackend
@@ -47,7 +47,7 @@ class CandidateTests:
 
 def test_files(test_patch: str) -> list[str]:
     """The test modules the test part leaves in the tree (what pytest is pointed at)."""
-    removed = {line[4:].strip() for line in test_patch.splitlines() if line.startswith("--- a/")}
+    removed = {line[4:].strip() for line in diff_line_starts(test_patch) if line.startswith("--- a/")}
     kept = [p for p in changed_paths(test_patch) if p.endswith(".py") and not p.endswith("conftest.py")]
     return [p for p in kept if f"+++ b/{p}" in test_patch or p not in removed]
 

@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from unidiff import LINE_TYPE_ADDED, LINE_TYPE_CONTEXT, LINE_TYPE_REMOVED, PatchSet
-from unidiff.errors import UnidiffParseError
+from unidiff import LINE_TYPE_ADDED, LINE_TYPE_CONTEXT, LINE_TYPE_REMOVED
 
-from evalkit.diffs import GIT_APPLY, changed_paths
+from evalkit.diffs import GIT_APPLY, changed_paths, diff_bytes, has_raw_bytes, parsed_diff
 from evalkit.errors import EvalkitError
 from evalkit.models.dialect import SHELL, SUBMIT_TOOL, Dialect
 from evalkit.tasks.model import Task
@@ -125,7 +124,7 @@ def _hunk_sides(hunk) -> tuple[str, str]:
 def _write_command(path: str, content: str) -> str:
     """A shell command writing `content` to `path` exactly (base64 through a quoted heredoc, so no
     byte of the content is read by the shell)."""
-    encoded = base64.b64encode(content.encode()).decode()
+    encoded = base64.b64encode(diff_bytes(content)).decode()
     parent = posixpath.dirname(path)
     mkdir = f"mkdir -p -- {shlex.quote(parent)} && " if parent else ""
     return f"{mkdir}base64 -d > {shlex.quote(path)} <<'ORACLE_EOF'\n{encoded}\nORACLE_EOF"
@@ -145,9 +144,11 @@ def oracle_plan(patch: str, tools: frozenset[str] = ORACLE_TOOLS) -> list[list[T
     the oracle then applies the patch with `git apply` (`patch_plan`)."""
     if re.search(r"^(\\ No newline at end of file|GIT binary patch|Binary files .* differ)$", patch, re.M):
         return None
+    if "\r" in patch or has_raw_bytes(patch):  # bytes a tool call's JSON text would not carry exactly
+        return None
     try:
-        files = PatchSet(patch)
-    except UnidiffParseError:
+        files = parsed_diff(patch)
+    except EvalkitError:
         return None
     turns: list[list[ToolCall]] = []
     for patched in files:
@@ -183,7 +184,7 @@ def patch_plan(patch: str, tools: frozenset[str], reset: bool) -> list[list[Tool
         return None
     apply = f"{GIT_APPLY.shell(ORACLE_PATCH_PATH)} && rm -f {ORACLE_PATCH_PATH}"
     turns = [[ToolCall("bash", {"command": "git checkout -q -- . && git clean -fdq"})]] if reset else []
-    if "write_file" in tools:
+    if "write_file" in tools and not has_raw_bytes(patch):
         turns.append([ToolCall("write_file", {"path": ORACLE_PATCH_PATH, "content": patch})])
         turns.append([ToolCall("bash", {"command": apply})])
     else:

@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from evalkit.errors import EvalkitError
+from evalkit.files import read_lines
 from evalkit.integrity import IntegrityReport
 from evalkit.records import AttemptRecord
 from evalkit.runs.paths import SCORES
@@ -137,7 +138,7 @@ def load_run(run_dir: Path) -> LoadedRun:
     if not scores_path.is_file():
         raise EvalkitError(f"{run_dir}: not scored yet (no {SCORES}); run `evalkit score {run_dir}`")
     scores = {}
-    for number, line in enumerate(scores_path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(read_lines(scores_path), 1):
         if not line.strip():
             continue
         try:

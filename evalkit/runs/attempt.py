@@ -12,6 +12,7 @@ from evalkit.agent.loop import AgentOutcome
 from evalkit.agent.protocol import Agent
 from evalkit.agent.tools import ASK_USER_SCHEMA
 from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
+from evalkit.diffs import readable
 from evalkit.errors import EvalkitError
 from evalkit.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolved
 from evalkit.models.endpoint import ModelSpec
@@ -117,7 +118,7 @@ def run_attempt(
             finally:
                 sandbox.close()
         agent_s = time.monotonic() - agent_started
-        trajectory.event("diff", patch=patch)
+        trajectory.event("diff", patch=readable(patch))  # the exact bytes go to the verdict
         correctness, integrity = None, IntegrityReport()
         if outcome.stop_reason is not StopReason.SANDBOX_ERROR:
             correctness = evaluate_patch(task, patch, backend)

@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from evalkit.errors import EvalkitError
-from evalkit.files import append_line, attempt_file_name, cut_partial_line, write_atomic
+from evalkit.files import append_line, attempt_file_name, cut_partial_line, read_lines, write_atomic
 from evalkit.records import ERROR_STOP_REASONS, RERUN_STOP_REASONS, AttemptRecord
 from evalkit.runs.paths import RunPaths
 from evalkit.tasks import SkippedTask
@@ -94,7 +94,7 @@ class RunStore:
     def _all_rows(self) -> Iterator[AttemptRecord]:
         if not self.results_path.exists():
             return
-        for number, line in enumerate(self.results_path.read_text(encoding="utf-8").splitlines(), 1):
+        for number, line in enumerate(read_lines(self.results_path), 1):
             if not line.strip():
                 continue
             try:

@@ -9,6 +9,7 @@ error and (through `LiveContainers`) on Ctrl-C.
 from __future__ import annotations
 
 import base64
+import binascii
 import contextlib
 import io
 import itertools
@@ -26,6 +27,7 @@ from pathlib import Path
 import docker
 import docker.errors
 
+from evalkit.diffs import diff_bytes, diff_text
 from evalkit.errors import SandboxError
 from evalkit.sandbox.base_git import SCRATCH_PARENT, base_git_diff_command, base_git_name, base_git_tar
 from evalkit.sandbox.command_channel import CommandChannel
@@ -42,6 +44,13 @@ SANDBOX_USER = "1000:1000"
 # kill); never set on a host, where killing every other process of the user would be a disaster.
 SANDBOX_MARK = {"EVALKIT_SANDBOX": "1"}
 MAX_DIFF_BYTES = 64 * 1024 * 1024
+_DIFF_OUTPUT_LIMIT = MAX_DIFF_BYTES // 3 * 4 + 4  # the diff as base64
+
+
+def _base64_of(command: str) -> str:
+    """`command`'s output as one base64 line; its exit status kept (a subshell, so `pipefail` and
+    any `exit` stay out of the persistent shell)."""
+    return f"(set -o pipefail; {{ {command}; }} | base64 -w0)"
 _REPLY_MARGIN_S = 15.0  # the server enforces the timeout; the host waits this much longer before giving up on it
 
 
@@ -331,7 +340,7 @@ class DockerSandbox:
 
     def write_file(self, path: str, content: str | bytes) -> None:
         path = self._abs(path)
-        data = content.encode() if isinstance(content, str) else content
+        data = diff_bytes(content) if isinstance(content, str) else content  # a diff's own bytes kept
         parent, name = posixpath.split(path)
         self.exec(f"mkdir -p {shlex.quote(parent)}")
         self.copy_in(tar_single_file(name, data), parent)
@@ -352,17 +361,21 @@ class DockerSandbox:
             raise FileNotFoundError(path) from exc
 
     def diff(self) -> str:
-        """Everything changed since the base commit (new files too), as a binary-safe git diff."""
-        result = self.exec(
-            f"git add --all && git diff --cached --binary {self.base_commit}", timeout=120, output_limit=MAX_DIFF_BYTES
-        )
+        """Everything changed since the base commit (new files too), as a binary-safe git diff with
+        its bytes as git wrote them (`diffs.diff_text`: carriage returns and bytes that are not
+        UTF-8 kept; the output travels base64-encoded, as the command channel carries text)."""
+        command = f"git add --all && git diff --cached --binary {self.base_commit}"
+        result = self.exec(_base64_of(command), timeout=120, output_limit=_DIFF_OUTPUT_LIMIT)
         if result.exit_code != 0:  # the agent broke the workspace's git: evalkit's copy of the base
             result = self._diff_from_base_copy()
         if result.exit_code != 0:
             raise SandboxError(f"git diff failed in the sandbox: {result.stderr.strip()[:200]}")
         if result.truncated:
             raise SandboxError("the diff is larger than the output limit")
-        return result.stdout
+        try:
+            return diff_text(base64.b64decode(result.stdout, validate=True))
+        except binascii.Error:
+            raise SandboxError("git diff in the sandbox printed something other than its diff") from None
 
     def _diff_from_base_copy(self) -> ExecResult:
         """The diff against a root-owned copy of the base repository, nothing of the agent's
@@ -371,7 +384,7 @@ class DockerSandbox:
         name = base_git_name()
         self.copy_in(base_git_tar(self._workspace.archive, name), SCRATCH_PARENT)
         command = base_git_diff_command(f"{SCRATCH_PARENT}/{name}", self.workdir, self.base_commit)
-        return self.exec(command, timeout=120, output_limit=MAX_DIFF_BYTES)
+        return self.exec(_base64_of(command), timeout=120, output_limit=_DIFF_OUTPUT_LIMIT)
 
     # -- lifecycle --------------------------------------------------------------------------
     def close(self) -> None:

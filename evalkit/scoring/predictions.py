@@ -30,7 +30,7 @@ def load_predictions(path: Path) -> list[Prediction]:
     text = path.read_text()
     try:
         if path.suffix == ".jsonl":
-            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+            records = [json.loads(line) for line in text.split("\n") if line.strip()]
         else:
             data = json.loads(text)
             records = list(data.values()) if isinstance(data, dict) else data

@@ -25,7 +25,7 @@ import pandas as pd
 from evalkit.agent.trajectory import read_trajectory
 from evalkit.axes import AXIS_NAMES, SCORE_COLUMNS
 from evalkit.errors import EvalkitError
-from evalkit.files import write_atomic
+from evalkit.files import read_lines, write_atomic
 from evalkit.models.client import ChatClient
 from evalkit.records import ERROR_STOP_REASONS, AttemptRecord, utc_now
 from evalkit.runs.store import RunStore
@@ -82,7 +82,7 @@ def _previous_judges(store: RunStore) -> dict[tuple[str, str, int], JudgeVerdict
     if not path.exists():
         return {}
     kept = {}
-    for line in path.read_text().splitlines():
+    for line in read_lines(path):
         try:
             row = AttemptScores.model_validate_json(line)
         except ValueError:
@@ -306,7 +306,7 @@ def load_scores(store: RunStore) -> list[AttemptScores]:
     path = store.paths.scores
     if not path.exists():
         return []
-    return [AttemptScores.model_validate_json(line) for line in path.read_text().splitlines() if line.strip()]
+    return [AttemptScores.model_validate_json(line) for line in read_lines(path) if line.strip()]
 
 
 def _score_attempts(

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from evalkit.diffs import diff_text
 from evalkit.errors import EvalkitError
 from evalkit.plain_errors import plain_summary
 from evalkit.tasks.model import Task
@@ -187,7 +188,7 @@ def _task_from_folder(task_dir: Path) -> Task:
         if not patch_path.is_file():
             raise _Problem(patch_path, f"missing: {what} of the task (or name another file with `{key}_file`)")
         try:
-            data[key] = _read_text(patch_path)
+            data[key] = diff_text(patch_path.read_bytes())  # a diff's bytes are content, UTF-8 or not
         except OSError as exc:
             raise _Problem(patch_path, f"cannot read it ({exc.strerror or exc})") from None
     source = data.get("source")

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from evalkit.errors import EvalkitError
-from evalkit.files import write_atomic
+from evalkit.files import read_lines, write_atomic
 from evalkit.plain_errors import plain_summary
 from evalkit.tasks.load import task_from_swebench_row
 from evalkit.tasks.model import Task
@@ -85,7 +85,7 @@ def _read_file(path: Path) -> list[dict[str, Any]]:
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     rows = []
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
+    for number, line in enumerate(read_lines(path), start=1):
         if not line.strip():
             continue
         try:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import tomli_w
 
+from evalkit.diffs import diff_bytes
 from evalkit.files import file_component, write_atomic
 from evalkit.tasks.load import PATCH_FILE, SUITE_FILE, TASK_FILE, TEST_PATCH_FILE
 from evalkit.tasks.model import Task
@@ -52,8 +53,8 @@ def write_suite(
 def _write_task_files(task_dir: Path, task: Task) -> None:
     task_dir.mkdir(parents=True)
     (task_dir / TASK_FILE).write_text(tomli_w.dumps(task_record(task)))
-    (task_dir / PATCH_FILE).write_text(task.patch)
-    (task_dir / TEST_PATCH_FILE).write_text(task.test_patch)
+    (task_dir / PATCH_FILE).write_bytes(diff_bytes(task.patch))
+    (task_dir / TEST_PATCH_FILE).write_bytes(diff_bytes(task.test_patch))
 
 
 def write_task_atomic(folder: Path, task: Task) -> Path:

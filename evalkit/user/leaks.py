@@ -14,6 +14,7 @@ import keyword
 import re
 from dataclasses import dataclass
 
+from evalkit.diffs import diff_line_starts
 from evalkit.tasks.model import Task
 
 REDACTED = "[redacted]"
@@ -49,7 +50,7 @@ def _looks_like_code(word: str) -> bool:
 def _diff_sides(patch: str) -> tuple[list[str], list[str]]:
     """(added lines, removed and context lines) of a unified diff, markers dropped, headers skipped."""
     added, base = [], []
-    for line in patch.splitlines():
+    for line in diff_line_starts(patch):
         if line.startswith(("+++", "---", "@@", "diff ", "index ")):
             continue
         if line.startswith("+"):

@@ -5,6 +5,7 @@ import pytest
 
 from evalkit.errors import EvalkitError
 from evalkit.tasks import load_suite
+from evalkit.tasks.write import write_suite
 
 GOOD_TOML = textwrap.dedent(
     """
@@ -89,14 +90,26 @@ def test_errors_are_plain_words_not_pydantics(suite_dir):
     assert not any("Input should" in r or "Extra inputs" in r for r in reasons.values())
 
 
-@pytest.mark.parametrize("name", ["task.toml", "patch.diff", "test_patch.diff"])
-def test_a_bad_byte_is_reported_against_its_own_file(suite_dir, name):
+def test_a_bad_byte_in_task_toml_is_reported_against_it(suite_dir):
     folder = make_task(suite_dir, "latin1")
-    path = folder / name
+    path = folder / "task.toml"
     path.write_bytes(path.read_bytes().replace(b"a", b"\xe9", 1))
     (skipped,) = load_suite(suite_dir).skipped
     assert skipped.file == str(path)
     assert "byte 0xe9 is not UTF-8" in skipped.reason and skipped.reason.startswith("line ")
+
+
+@pytest.mark.parametrize("name", ["patch.diff", "test_patch.diff"])
+def test_a_diff_keeps_bytes_that_are_not_utf8_and_writes_them_back(suite_dir, tmp_path, name):
+    """A diff of a Latin-1 file is content as git wrote it, not a broken task."""
+    folder = make_task(suite_dir, "latin1")
+    path = folder / name
+    odd = path.read_bytes().replace(b"a", b"\xe9\r", 1)
+    path.write_bytes(odd)
+    suite = load_suite(suite_dir)
+    assert not suite.skipped
+    write_suite(tmp_path / "copy", "copy", "", suite.tasks)
+    assert (tmp_path / "copy" / "latin1" / name).read_bytes() == odd
 
 
 def test_a_duplicate_id_names_both_folders(suite_dir):
