@@ -9,6 +9,11 @@ class EvalkitError(Exception):
     """A problem with the user's input or environment; the CLI prints it as one line, no traceback."""
 
 
+class SetupError(EvalkitError):
+    """The machine or the options fail every item alike (no CA bundle, no package index): a command
+    over many items (commits, rows, predictions) stops on it instead of blaming each item."""
+
+
 class SandboxError(EvalkitError):
     """The sandbox backend failed (engine gone, image missing, container removed)."""
 

@@ -33,8 +33,10 @@ EXPORT_FORMATS = ("swebench",)
 def import_command(source: str, out: Path, repo_dir: Path | None, console: Console, err_console: Console) -> int:
     """SWE-bench rows (file or hub dataset) → a suite folder; rows that cannot be tasks are
     reported one line each. Exit 1 when no row could be imported."""
-    rows = read_swebench_rows(source)
+    unreadable: list[str] = []
+    rows = read_swebench_rows(source, unreadable)  # a bad row is one line, never the end of the import
     tasks, problems = import_swebench(rows, repo_dir)
+    problems = unreadable + problems
     for problem in problems:
         err_console.print(f"[yellow]note[/] {escape(problem)}", highlight=False, soft_wrap=True)
     if not tasks:
@@ -58,7 +60,7 @@ def import_command(source: str, out: Path, repo_dir: Path | None, console: Conso
         raise EvalkitError(f"{exc.filename or exc}: already exists; remove it or give another --out") from None
     except OSError as exc:
         raise EvalkitError(f"{out}: cannot write the suite ({exc.strerror or exc})") from None
-    skipped = len(rows) - len(tasks)
+    skipped = len(rows) + len(unreadable) - len(tasks)
     console.print(f"wrote {counted(len(tasks), 'task')} to {escape(str(out))} ({counted(skipped, 'row')} not imported)")
     return 0
 

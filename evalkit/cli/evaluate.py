@@ -78,7 +78,9 @@ def evaluate(
         raise EvalkitError(f"--integrity {integrity}: choose fail or flag")
     check_registry_use(registry, executor_name)
     loaded = _load(suite, skip_invalid=True, verb="score")
-    preds = load_predictions(predictions)
+    preds, unreadable = load_predictions(predictions)
+    for problem in unreadable:
+        err_console.print(f"[yellow]skipped[/] {escape(problem)}", highlight=False, soft_wrap=True)
     in_suite = {t.id for t in loaded.tasks}
     known = {t.id: t for t in _strict_env(loaded.tasks, strict_env)}
     unknown = [p.instance_id for p in preds if p.instance_id not in in_suite]

@@ -46,7 +46,11 @@ def gather_command(
     min_files: Annotated[int, typer.Option(min=1, help="Minimum files changed, tests included.")] = 2,
     test_glob: Annotated[
         list[str] | None,
-        typer.Option("--test-glob", help="Test file globs (repeatable; default tests/**, test_*.py...)."),
+        typer.Option(
+            "--test-glob",
+            help="Test file globs (repeatable). Default: where the project keeps its tests (pytest testpaths"
+            " and python_files, its test modules' folders, files they open), then tests/**, test_*.py...",
+        ),
     ] = None,
     max_prompt_chars: Annotated[int, typer.Option(min=40)] = 400,
     rewriter: Annotated[str | None, typer.Option(help="Model that rewrites prompts (any --model name).")] = None,
@@ -76,7 +80,7 @@ def gather_command(
     """Mine a repository's history for validated short-prompt, large-diff tasks."""
     from rich.table import Table
 
-    from evalkit.diffs import DEFAULT_TEST_GLOBS, changed_lines, changed_paths
+    from evalkit.diffs import changed_lines, changed_paths
     from evalkit.gather.display import GatherDisplay
     from evalkit.gather.gather import REPORT, GatherOptions, gather, open_repository
     from evalkit.gather.history import SizeLimits
@@ -98,7 +102,7 @@ def gather_command(
         until=until,
         max_tasks=max_tasks,
         limits=SizeLimits(min_lines, max_lines, min_files),
-        test_globs=tuple(test_glob) if test_glob else DEFAULT_TEST_GLOBS,
+        test_globs=tuple(test_glob) if test_glob else None,
         max_prompt_chars=max_prompt_chars,
         runs=runs,
         max_pass_to_pass=max_pass_to_pass,

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalkit.errors import EvalkitError
+from evalkit.errors import SetupError
 from evalkit.gather.era import CURRENT, Era, python_base_for, runner_requirement
 from evalkit.sandbox.env_recipe import PIP_VERSION
 from evalkit.sandbox.python_bases import DEFAULT_BASE_IMAGE
@@ -223,7 +223,7 @@ def _pip_wheel(dest: Path) -> str:
         )
         found = sorted(dest.glob("pip-*.whl"))
         if result.returncode != 0 or not found:
-            raise EvalkitError(f"cannot download a pip wheel for the image ({result.stderr.strip()[-160:]})")
+            raise SetupError(f"cannot download a pip wheel for the image ({result.stderr.strip()[-160:]})")
     return found[-1].name
 
 
@@ -283,7 +283,7 @@ def write_recipe(
     if not needs_recipe(env, era):
         return "python"
     if not ca_bundle.is_file():
-        raise EvalkitError(f"--ca-bundle {ca_bundle}: no such file; image builds need it to reach PyPI")
+        raise SetupError(f"--ca-bundle {ca_bundle}: no such file; image builds need it to reach PyPI")
     slug = re.sub(r"[^a-z0-9]+", "-", repo_name.lower()).strip("-") or "repo"
     key = recipe_files(env, repo_name, era, f"pip-{PIP_VERSION}-py3-none-any.whl")
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:8]

@@ -38,6 +38,7 @@ from evalkit.gather.history import (
     split_commit,
 )
 from evalkit.gather.journal import Decision, Journal
+from evalkit.gather.layout import TreeReader
 from evalkit.gather.node_candidate import CandidateOnNode, NodeCandidateCheck
 from evalkit.gather.report import REPORT, GatherReport, funnel_of
 from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION
@@ -46,6 +47,7 @@ from evalkit.gather.validate import CandidateTests, test_files, validate_candida
 from evalkit.models.client import ChatClient
 from evalkit.runs.executor import Executor, NodeFailure
 from evalkit.runs.fan_out import fan_out
+from evalkit.runs.item_errors import fails_every_item, item_error_line
 from evalkit.runs.local_executor import LocalExecutor
 from evalkit.runs.task_payload import travelling
 from evalkit.sandbox.backend import SandboxBackend
@@ -65,7 +67,7 @@ class GatherOptions:
     until: str | None = None
     max_tasks: int = 20
     limits: SizeLimits = field(default_factory=SizeLimits)
-    test_globs: tuple[str, ...] = DEFAULT_TEST_GLOBS
+    test_globs: tuple[str, ...] | None = None  # None: where the repository keeps its tests (layout.py)
     max_prompt_chars: int = 400
     runs: int = 3
     max_pass_to_pass: int = 50
@@ -86,6 +88,7 @@ class _Work:
     env: Environment
     image: str  # the task's `image` value
     era: Era  # the pytest and PyPI of the commit's time
+    test_paths: str  # where the split's test globs came from (metadata.test_paths)
 
 
 def open_repository(repo: str, cache: Path | None = None) -> tuple[Path, str]:
@@ -158,6 +161,7 @@ class _Gathering:
     name: str  # the repository's name, in task ids
     out: Path
     options: GatherOptions
+    trees: TreeReader
 
 
 def _screen(
@@ -170,13 +174,23 @@ def _screen(
         if commit.sha in decided:
             display.screened_one(decided[commit.sha], earlier=True)
             continue
-        patch, test_patch = split_commit(g.local, commit, g.options.test_globs)
-        screened = screen(commit, patch, test_patch, g.options.limits)
-        if isinstance(screened, str):
-            display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), "history", screened)))
+        stage = "history"
+        try:
+            layout = g.trees.layout(commit.sha) if g.options.test_globs is None else None
+            globs = layout.globs if layout else g.options.test_globs or DEFAULT_TEST_GLOBS
+            test_paths = layout.describe() if layout else "--test-glob " + " ".join(globs)
+            patch, test_patch = split_commit(g.local, commit, globs)
+            screened = screen(commit, patch, test_patch, g.options.limits)
+            if isinstance(screened, str):
+                display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), stage, screened)))
+                continue
+            stage = "environment"
+            env, era = detect_environment(*_reader(g.local, commit.parent)), era_of(commit.date)
+            image = write_recipe(env, g.name, g.out, g.options.ca_bundle, era)
+        except Exception as exc:  # one commit's failure is one rejection
+            display.screened_one(journal.reject(_failed(commit, stage, exc)))
             continue
-        env, era = detect_environment(*_reader(g.local, commit.parent)), era_of(commit.date)
-        queue.append(_Work(position, screened, env, write_recipe(env, g.name, g.out, g.options.ca_bundle, era), era))
+        queue.append(_Work(position, screened, env, image, era, test_paths))
         display.screened_one(None)
     display.screening_done()
     return queue
@@ -185,11 +199,33 @@ def _screen(
 TestsRunner = Callable[[Task, list[str]], CandidateTests]  # (provisional task, neighbour modules) → its tests
 
 
+def _failed(commit: Commit, stage: str, error: Exception) -> Rejection:
+    """The rejection recording `error` against the commit at `stage`; an error that would fail every
+    commit alike (the engine, the machine, the options) is raised instead."""
+    if fails_every_item(error):
+        raise error
+    return Rejection(commit.sha, _subject(commit), stage, f"error: {item_error_line(error)}")
+
+
 def _validate(g: _Gathering, work: _Work, run_tests: TestsRunner) -> Task | Rejection:
-    """A candidate's prompt and tests: the task, or why it is left out."""
+    """A candidate's prompt and tests: the task, or why it is left out (an error of this commit's
+    own is a rejection at the stage that raised it)."""
+    commit = work.candidate.commit
+    try:
+        made = _prompt(g.local, work.candidate, g.options)
+    except Exception as exc:
+        return _failed(commit, "prompt", exc)
+    try:
+        return _tested(g, work, run_tests, *made)
+    except Exception as exc:
+        return _failed(commit, "validation", exc)
+
+
+def _tested(
+    g: _Gathering, work: _Work, run_tests: TestsRunner, prompt: str, meta: dict[str, str], left_out: str | None
+) -> Task | Rejection:
     options, name, out = g.options, g.name, g.out
     candidate, commit = work.candidate, work.candidate.commit
-    prompt, meta, left_out = _prompt(g.local, candidate, options)
     if left_out:
         return Rejection(commit.sha, _subject(commit), "prompt", left_out)
     task_id = f"{name}-{commit.sha[:10]}"
@@ -214,6 +250,7 @@ def _validate(g: _Gathering, work: _Work, run_tests: TestsRunner) -> Task | Reje
         "original_message": commit.message,
         **meta,
         "era": work.era.name,
+        "test_paths": work.test_paths,
         **({"environment": ", ".join(work.env.sources)} if work.env.sources else {}),
         **({"flaky_tests": ", ".join(tests.flaky)} if tests.flaky else {}),
         **({"failing_with_change": ", ".join(tests.broken)} if tests.broken else {}),
@@ -249,7 +286,7 @@ def gather(
     display.window(len(history))
     if not (out / SUITE_FILE).exists():
         _write_suite_file(out, source, 0, len(history))  # the folder is a suite from the start
-    g = _Gathering(local, source, name, out, options)
+    g = _Gathering(local, source, name, out, options, TreeReader(local))
     queue = _screen(g, history, decided, journal, display)
     accepted_at = {i for i, c in enumerate(history) if c.sha in decided and decided[c.sha].outcome == "accepted"}
     lock = threading.Lock()

@@ -23,30 +23,41 @@ class Prediction(BaseModel):
     model_patch: str | None = None
 
 
-def load_predictions(path: Path) -> list[Prediction]:
-    """Read a predictions file; a bad record is one error naming the file, record and field."""
+def load_predictions(path: Path) -> tuple[list[Prediction], list[str]]:
+    """The predictions of a file, and one line per record that is not one (naming the file, the
+    record and the field): one bad record costs that record, not the evaluation. A file that is not
+    JSON at all (not JSONL) is one EvalkitError."""
     if not path.exists():
         raise EvalkitError(f"{path}: no such predictions file")
-    text = path.read_text()
-    try:
-        if path.suffix == ".jsonl":
-            records = [json.loads(line) for line in text.split("\n") if line.strip()]
-        else:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    problems: list[str] = []
+    records: list[tuple[int, object]] = []
+    if path.suffix == ".jsonl":
+        for number, line in enumerate(text.split("\n"), start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append((number, json.loads(line)))
+            except json.JSONDecodeError as exc:
+                problems.append(f"{path}: line {number} is not valid JSON ({exc.msg}); left out")
+        where = "line"
+    else:
+        try:
             data = json.loads(text)
-            records = list(data.values()) if isinstance(data, dict) else data
-    except json.JSONDecodeError as exc:
-        raise EvalkitError(
-            f"{path}: not valid JSON{'L' if path.suffix == '.jsonl' else ''} (line {exc.lineno}: {exc.msg})"
-        ) from None
+        except json.JSONDecodeError as exc:
+            raise EvalkitError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        values = list(data.values()) if isinstance(data, dict) else data if isinstance(data, list) else [data]
+        records = list(enumerate(values, start=1))
+        where = "record"
     predictions = []
-    for number, record in enumerate(records, start=1):
+    for number, record in records:
         try:
             predictions.append(Prediction.model_validate(record))
         except ValidationError as exc:
             err = exc.errors()[0]
             field = ".".join(map(str, err["loc"])) or "(record)"
-            raise EvalkitError(f"{path}: record {number}, field `{field}`: {err['msg']}") from None
-    return predictions
+            problems.append(f"{path}: {where} {number}, field `{field}`: {err['msg']}; left out")
+    return predictions, problems
 
 
 def instance_folder(out_dir: Path, prediction: Prediction) -> Path:

@@ -48,26 +48,35 @@ NO_BASE_COMMIT = (
 
 
 # -- reading ---------------------------------------------------------------------------------
-def read_swebench_rows(source: str) -> list[dict[str, Any]]:
+def read_swebench_rows(source: str, problems: list[str] | None = None) -> list[dict[str, Any]]:
     """Rows from a local .json/.jsonl/.csv/.parquet file, else from the Hugging Face dataset
-    `name[:split]` (split "test" by default). Missing values (null, NaN) are left out of a row."""
+    `name[:split]` (split "test" by default). Missing values (null, NaN) are left out of a row.
+    With `problems`, a row that cannot be read or lacks a required column is one line there and is
+    left out (a file that cannot be read at all, or a column no row has, is still an EvalkitError);
+    without it, any such row is the error."""
     path = Path(source)
     if path.is_dir():
         raise EvalkitError(f"{source}: is a folder; give a .json, .jsonl, .csv or .parquet file of SWE-bench rows")
     if path.is_file():
-        rows = _read_file(path)
+        rows = _read_file(path, problems)
     elif path.suffix.lower() in FILE_SUFFIXES:
         raise EvalkitError(f"{source}: no such file (give a SWE-bench file, or a Hugging Face dataset name)")
     else:
         rows = _read_hub(source)
-    _check_required(rows, source)
-    return rows
+    return _check_required(rows, source, problems)
 
 
-def _read_file(path: Path) -> list[dict[str, Any]]:
+def _left_out(problems: list[str] | None, line: str) -> None:
+    """One bad row: a line in `problems` when the caller collects them, else the error."""
+    if problems is None:
+        raise EvalkitError(line)
+    problems.append(f"{line}; left out")
+
+
+def _read_file(path: Path, problems: list[str] | None = None) -> list[dict[str, Any]]:
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        return _read_jsonl(path)
+        return _read_jsonl(path, problems)
     if suffix == ".json":
         try:
             data = json.loads(path.read_text())
@@ -76,14 +85,14 @@ def _read_file(path: Path) -> list[dict[str, Any]]:
         rows = data if isinstance(data, list) else [data]
         for number, row in enumerate(rows, start=1):
             if not isinstance(row, dict):
-                raise EvalkitError(f"{path}: item {number} is not a JSON object (expected a list of SWE-bench rows)")
-        return [_clean(row) for row in rows]
+                _left_out(problems, f"{path}: item {number} is not a JSON object (expected a list of SWE-bench rows)")
+        return [_clean(row) for row in rows if isinstance(row, dict)]
     if suffix in (".csv", ".parquet"):
         return _read_table(path)
     raise EvalkitError(f"{path}: unknown file type (give a .json, .jsonl, .csv or .parquet file)")
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+def _read_jsonl(path: Path, problems: list[str] | None = None) -> list[dict[str, Any]]:
     rows = []
     for number, line in enumerate(read_lines(path), start=1):
         if not line.strip():
@@ -91,9 +100,11 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise EvalkitError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+            _left_out(problems, f"{path}:{number}: not valid JSON ({exc.msg})")
+            continue
         if not isinstance(row, dict):
-            raise EvalkitError(f"{path}:{number}: not a JSON object (each line must be one SWE-bench row)")
+            _left_out(problems, f"{path}:{number}: not a JSON object (each line must be one SWE-bench row)")
+            continue
         rows.append(_clean(row))
     return rows
 
@@ -156,16 +167,23 @@ def _first_line(exc: BaseException) -> str:
     return (text.splitlines()[0] if text else "no detail")[:200]
 
 
-def _check_required(rows: list[dict[str, Any]], source: str) -> None:
-    for column in REQUIRED_COLUMNS:
-        lacking = [number for number, row in enumerate(rows, start=1) if column not in row]
+def _check_required(rows: list[dict[str, Any]], source: str, problems: list[str] | None) -> list[dict[str, Any]]:
+    """The rows that have every required column; a column no row has is the error."""
+    needed = ", ".join(REQUIRED_COLUMNS)
+    kept = []
+    for number, row in enumerate(rows, start=1):
+        lacking = [column for column in REQUIRED_COLUMNS if column not in row]
         if not lacking:
+            kept.append(row)
             continue
-        needed = ", ".join(REQUIRED_COLUMNS)
-        if len(lacking) == len(rows):
-            raise EvalkitError(f"{source}: no `{column}` column (SWE-bench rows need {needed})")
-        more = f" (and {len(lacking) - 1} more rows)" if len(lacking) > 1 else ""
-        raise EvalkitError(f"{source}: row {lacking[0]} has no `{column}`{more}; SWE-bench rows need {needed}")
+        if all(lacking[0] not in other for other in rows):
+            raise EvalkitError(f"{source}: no `{lacking[0]}` column (SWE-bench rows need {needed})")
+        if problems is None:
+            more = sum(any(c not in r for c in REQUIRED_COLUMNS) for r in rows) - 1
+            tail = f" (and {more} more rows)" if more else ""
+            raise EvalkitError(f"{source}: row {number} has no `{lacking[0]}`{tail}; SWE-bench rows need {needed}")
+        problems.append(f"{source}: row {number} ({row.get('instance_id', '?')}) has no `{lacking[0]}`; left out")
+    return kept
 
 
 # -- import ----------------------------------------------------------------------------------
@@ -189,6 +207,9 @@ def import_swebench(rows: list[dict[str, Any]], repo_dir: Path | None = None) ->
             task = _task(row, git)
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
             problems.append(f"{instance_id}: {_row_problem(exc)}")
+            continue
+        except Exception as exc:  # a cell of a type no SWE-bench row has: this row's problem alone
+            problems.append(f"{instance_id}: {type(exc).__name__}: {_first_line(exc)}; not importable as a task")
             continue
         if missing:
             missing_clones.setdefault(task.repo, missing)

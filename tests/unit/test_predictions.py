@@ -22,14 +22,26 @@ def test_json_list_dict_and_jsonl_predictions_load(tmp_path):
     (tmp_path / "d.json").write_text(json.dumps({"a-1": record}))
     (tmp_path / "p.jsonl").write_text(json.dumps(record) + "\n\n")
     for name in ("p.json", "d.json", "p.jsonl"):
-        (prediction,) = load_predictions(tmp_path / name)
-        assert prediction.instance_id == "a-1" and prediction.model_patch == "diff"
+        (prediction,), problems = load_predictions(tmp_path / name)
+        assert prediction.instance_id == "a-1" and prediction.model_patch == "diff" and problems == []
 
 
-def test_bad_record_names_file_record_and_field(tmp_path):
+def test_a_bad_record_is_one_line_naming_file_line_and_field_and_the_others_load(tmp_path):
     path = tmp_path / "p.jsonl"
-    path.write_text(json.dumps({"instance_id": "a"}) + "\n" + json.dumps({"model_patch": "x"}) + "\n")
-    with pytest.raises(EvalkitError, match=r"p.jsonl: record 2, field `instance_id`"):
+    good = json.dumps({"instance_id": "a", "model_patch": "+x\u2028y\n"}, ensure_ascii=False)
+    path.write_text(good + "\n" + json.dumps({"model_patch": "x"}) + "\n{not json\n" + json.dumps({"instance_id": "b"}))
+    predictions, problems = load_predictions(path)
+    assert [p.instance_id for p in predictions] == ["a", "b"] and predictions[0].model_patch == "+x\u2028y\n"
+    assert sorted(problems) == [
+        f"{path}: line 2, field `instance_id`: Field required; left out",
+        f"{path}: line 3 is not valid JSON (Expecting property name enclosed in double quotes); left out",
+    ]
+
+
+def test_a_predictions_file_that_is_not_json_is_one_error(tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text("{not json")
+    with pytest.raises(EvalkitError, match=r"p.json: not valid JSON \(line 1"):
         load_predictions(path)
 
 

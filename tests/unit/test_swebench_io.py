@@ -297,3 +297,23 @@ def test_import_command_without_importable_rows_exits_1(tmp_path):
     lines = err.getvalue().splitlines()
     assert len(lines) == 275 and lines[-1].startswith("no task imported")
     assert not (tmp_path / "lite").exists()
+
+
+def test_one_bad_row_is_one_line_and_the_import_goes_on(csv_rows, tmp_path):
+    rows = [dict(r) for r in csv_rows[:4]]
+    del rows[1]["base_commit"]
+    rows[2]["FAIL_TO_PASS"] = {"not": "a list"}
+    lines = [json.dumps(r) for r in rows]
+    lines.insert(3, "{not json")
+    source = tmp_path / "rows.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    out, err = Console(record=True, width=400), Console(record=True, width=400)
+    assert import_command(str(source), tmp_path / "suite", None, out, err) == 0
+    said = err.export_text()
+    assert f"{source}:4: not valid JSON" in said and "row 2" in said and "has no `base_commit`" in said
+    assert rows[2]["instance_id"] in said
+    assert sorted(t.id for t in load_suite(tmp_path / "suite").tasks) == sorted(
+        [rows[0]["instance_id"], rows[3]["instance_id"]]
+    )
+    wrote = out.export_text()
+    assert "wrote 2 tasks" in wrote and "3 rows not imported" in wrote
