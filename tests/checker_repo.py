@@ -146,6 +146,7 @@ def build_checker_repo(repo: Path) -> Path:
             "messages.txt": MESSAGES_DATA,
             "testsuite/test_checker.py": TESTS_CARRIAGE,
             "testsuite/W60.txt": W60_DATA,
+            "testsuite/E90.py": b"#: E901 (data the tests may read, not a module pytest may import)\ndef broken(:\n",
         },
         "Report lone carriage returns\n\nA carriage return that does not end a CRLF line hides text in some\n"
         "editors and terminals: report it as W605, and give each code a message.\n",

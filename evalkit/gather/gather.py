@@ -12,6 +12,7 @@ accepted commits in history order (newest first), and a candidate is validated o
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import subprocess
 import threading
@@ -29,6 +30,7 @@ from evalkit.gather.display import GatherDisplay
 from evalkit.gather.environment import HOST_CA_BUNDLE, Environment, detect_environment, write_recipe
 from evalkit.gather.era import Era, era_of
 from evalkit.gather.history import (
+    DEFAULT_PYTHON_FILES,
     Candidate,
     Commit,
     Rejection,
@@ -89,6 +91,7 @@ class _Work:
     image: str  # the task's `image` value
     era: Era  # the pytest and PyPI of the commit's time
     test_paths: str  # where the split's test globs came from (metadata.test_paths)
+    patterns: tuple[str, ...]  # how the project names its test modules (pytest's python_files)
 
 
 def open_repository(repo: str, cache: Path | None = None) -> tuple[Path, str]:
@@ -116,9 +119,11 @@ def _reader(repo: Path, commit: str) -> tuple[Callable[[str], str | None], Calla
     return read, has_folder
 
 
-def neighbour_modules(repo: Path, commit: str, touched: list[str], limit: int) -> list[str]:
-    """Up to `limit` test modules already in the tree at `commit`, from the folders of the
-    touched ones (nearest first: same folder, sorted by name)."""
+def neighbour_modules(
+    repo: Path, commit: str, touched: list[str], limit: int, patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES
+) -> list[str]:
+    """Up to `limit` test modules (named as `patterns` say) already in the tree at `commit`, from the
+    folders of the touched ones (nearest first: same folder, sorted by name)."""
     if limit <= 0 or not touched:
         return []
     folders = {str(Path(p).parent) for p in touched}
@@ -126,7 +131,7 @@ def neighbour_modules(repo: Path, commit: str, touched: list[str], limit: int) -
     found = []
     for path in sorted(listed.stdout.splitlines()):
         name = Path(path).name
-        is_module = name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+        is_module = name.endswith(".py") and any(fnmatch.fnmatch(name, p) for p in patterns)
         if is_module and str(Path(path).parent) in folders and path not in touched:
             found.append(path)
     return found[:limit]
@@ -179,8 +184,9 @@ def _screen(
             layout = g.trees.layout(commit.sha) if g.options.test_globs is None else None
             globs = layout.globs if layout else g.options.test_globs or DEFAULT_TEST_GLOBS
             test_paths = layout.describe() if layout else "--test-glob " + " ".join(globs)
+            patterns = layout.python_files if layout else DEFAULT_PYTHON_FILES
             patch, test_patch = split_commit(g.local, commit, globs)
-            screened = screen(commit, patch, test_patch, g.options.limits)
+            screened = screen(commit, patch, test_patch, g.options.limits, patterns)
             if isinstance(screened, str):
                 display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), stage, screened)))
                 continue
@@ -190,13 +196,14 @@ def _screen(
         except Exception as exc:  # one commit's failure is one rejection
             display.screened_one(journal.reject(_failed(commit, stage, exc)))
             continue
-        queue.append(_Work(position, screened, env, image, era, test_paths))
+        queue.append(_Work(position, screened, env, image, era, test_paths, patterns))
         display.screened_one(None)
     display.screening_done()
     return queue
 
 
-TestsRunner = Callable[[Task, list[str]], CandidateTests]  # (provisional task, neighbour modules) → its tests
+# (provisional task, neighbour modules, python_files patterns) → its tests
+TestsRunner = Callable[[Task, list[str], tuple[str, ...]], CandidateTests]
 
 
 def _failed(commit: Commit, stage: str, error: Exception) -> Rejection:
@@ -239,8 +246,9 @@ def _tested(
         patch=candidate.patch,
         test_patch=candidate.test_patch,
     )
-    neighbours = neighbour_modules(g.local, commit.parent, test_files(candidate.test_patch), options.neighbour_modules)
-    tests = run_tests(provisional, neighbours)
+    touched = test_files(candidate.test_patch, work.patterns)
+    neighbours = neighbour_modules(g.local, commit.parent, touched, options.neighbour_modules, work.patterns)
+    tests = run_tests(provisional, neighbours, work.patterns)
     if tests.reason:
         return Rejection(commit.sha, _subject(commit), "validation", tests.reason)
     sampled = len(tests.fail_to_pass) < tests.fail_to_pass_total
@@ -332,14 +340,14 @@ def _tests_runner(
 ) -> TestsRunner:
     """How a candidate's tests run: here on `backend`, or on a node of the executor's cluster."""
     if not executor.remote:
-        return lambda task, neighbours: validate_candidate(
-            task, backend, options.runs, options.max_pass_to_pass, neighbours, options.max_ids_per_test
+        return lambda task, neighbours, patterns: validate_candidate(
+            task, backend, options.runs, options.max_pass_to_pass, neighbours, options.max_ids_per_test, patterns
         )
     check = NodeCandidateCheck(
         backend.run_id, backend_name, options.runs, options.max_pass_to_pass, options.max_ids_per_test
     )
-    return lambda task, neighbours: executor.call(
-        check, CandidateOnNode(travelling(task, backend, registry), neighbours)
+    return lambda task, neighbours, patterns: executor.call(
+        check, CandidateOnNode(travelling(task, backend, registry), neighbours, patterns)
     )
 
 

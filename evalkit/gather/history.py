@@ -4,12 +4,14 @@ and filtered by size, with the reason recorded for every commit left out."""
 
 from __future__ import annotations
 
+import fnmatch
+import posixpath
 import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalkit.diffs import changed_lines, changed_paths, diff_line_starts, diff_text
+from evalkit.diffs import changed_lines, changed_paths, diff_text, parsed_diff
 from evalkit.errors import EvalkitError
 
 _BINARY = re.compile(r"^(GIT binary patch|Binary files .* differ)$", re.M)  # diff structure, not content
@@ -90,21 +92,34 @@ def split_commit(repo: Path, commit: Commit, test_globs: tuple[str, ...]) -> tup
     return patch, test_patch
 
 
-def _adds_tests(test_patch: str) -> bool:
-    """The test part adds or changes lines of a test module (not only fixtures or data)."""
-    for line in diff_line_starts(test_patch):
-        if line.startswith("+++ ") and line.endswith(".py") and not line.endswith("conftest.py"):
-            return True
-    return False
+DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")  # pytest's default `python_files`
+_DEFINES_TESTS = re.compile(r"\s*(?:async\s+)?(?:def\s+test|class\s+Test)")
 
 
-def screen(commit: Commit, patch: str, test_patch: str, limits: SizeLimits) -> Candidate | str:
+def test_modules(test_patch: str, patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES) -> list[str]:
+    """The test modules the test part leaves in the tree: Python files named as pytest collects them
+    (`patterns`), or whose added lines define tests; never conftest, nor data files that happen to be
+    Python (a style checker's `testsuite/E10.py`), which pytest must not be pointed at."""
+    found = []
+    for patched in parsed_diff(test_patch):
+        path, name = patched.path, posixpath.basename(patched.path)
+        if patched.is_removed_file or not name.endswith(".py") or name == "conftest.py" or path in found:
+            continue
+        named = any(fnmatch.fnmatch(name, p) for p in patterns)
+        if named or any(line.is_added and _DEFINES_TESTS.match(line.value) for hunk in patched for line in hunk):
+            found.append(path)
+    return found
+
+
+def screen(
+    commit: Commit, patch: str, test_patch: str, limits: SizeLimits, patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES
+) -> Candidate | str:
     """A candidate, or the reason this commit cannot be one (pure)."""
     if _BINARY.search(patch) or _BINARY.search(test_patch):
         return "changes binary files"
     if not test_patch.strip():
         return "no test change"
-    if not _adds_tests(test_patch):
+    if not test_modules(test_patch, patterns):
         return "the test part changes no test module"
     if not patch.strip():
         return "tests only: no source change"

@@ -28,9 +28,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from evalkit.diffs import DEFAULT_TEST_GLOBS, is_test_path
-from evalkit.gather.history import git
+from evalkit.gather.history import DEFAULT_PYTHON_FILES, git
 
-DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")
 _TEST_FOLDER = re.compile(r"^(tests?|testing|testsuite|test_?suite|.+_tests?|unittests?|t)$", re.I)
 _MAX_MODULES_READ = 400  # test modules whose literals are read at one commit
 
@@ -43,6 +42,7 @@ class TestLayout:
 
     globs: tuple[str, ...]
     origins: tuple[str, ...]  # "testsuite/** (tox.ini testpaths)", one per glob found before the defaults
+    python_files: tuple[str, ...] = DEFAULT_PYTHON_FILES  # how test modules are named (pytest's option)
 
     def describe(self) -> str:
         """For `metadata.test_paths`: the project's own globs and their origin, then the defaults."""
@@ -189,7 +189,7 @@ def read_layout(files: list[str], read: Callable[[str], str | None]) -> TestLayo
     for path in sorted(_opened_paths(modules, read, set(files), folders, source_packages)):
         if not path.startswith(tested):
             add(path if path in files else f"{path}/**", "opened by the tests")
-    return TestLayout((*globs, *DEFAULT_TEST_GLOBS), tuple(origins))
+    return TestLayout((*globs, *DEFAULT_TEST_GLOBS), tuple(origins), patterns)
 
 
 class TreeReader:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from evalkit.gather.history import DEFAULT_PYTHON_FILES
 from evalkit.gather.validate import CandidateTests, validate_candidate
 from evalkit.runs.node_backend import node_backend, node_name
 from evalkit.runs.task_payload import TaskPayload
@@ -15,6 +16,7 @@ from evalkit.runs.task_payload import TaskPayload
 class CandidateOnNode:
     payload: TaskPayload  # the provisional task
     neighbours: list[str]  # existing test modules run beside the touched ones
+    patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES  # the project's `python_files`
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,6 @@ class NodeCandidateCheck:
     def __call__(self, item: CandidateOnNode) -> CandidateTests:
         with node_backend(self.backend, self.run_id, item.payload) as (backend, task):
             tests = validate_candidate(
-                task, backend, self.runs, self.max_pass_to_pass, item.neighbours, self.max_ids_per_test
+                task, backend, self.runs, self.max_pass_to_pass, item.neighbours, self.max_ids_per_test, item.patterns
             )
         return replace(tests, node=node_name())

@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from evalkit.diffs import changed_paths, diff_line_starts
+from evalkit.gather.history import DEFAULT_PYTHON_FILES, test_modules
 from evalkit.gather.new_tests import tests_are_new
 from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION, sample_per_function
 from evalkit.sandbox.backend import SandboxBackend
@@ -45,11 +45,9 @@ class CandidateTests:
     node: str | None = None  # the cluster node that ran the tests (None: this machine)
 
 
-def test_files(test_patch: str) -> list[str]:
+def test_files(test_patch: str, patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES) -> list[str]:
     """The test modules the test part leaves in the tree (what pytest is pointed at)."""
-    removed = {line[4:].strip() for line in diff_line_starts(test_patch) if line.startswith("--- a/")}
-    kept = [p for p in changed_paths(test_patch) if p.endswith(".py") and not p.endswith("conftest.py")]
-    return [p for p in kept if f"+++ b/{p}" in test_patch or p not in removed]
+    return test_modules(test_patch, patterns)
 
 
 test_files.__test__ = False  # not a pytest test
@@ -116,10 +114,12 @@ def validate_candidate(
     cap: int,
     neighbours: list[str] = (),
     per_function: int = MAX_IDS_PER_FUNCTION,
+    patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES,
 ) -> CandidateTests:
     """Run the candidate's tests before and after `runs` times each and classify them. `neighbours`:
-    existing test modules run as well, for PASS_TO_PASS tests that guard what the change must keep."""
-    touched = test_files(provisional.test_patch)
+    existing test modules run as well, for PASS_TO_PASS tests that guard what the change must keep;
+    `patterns`: the project's `python_files`."""
+    touched = test_files(provisional.test_patch, patterns)
     if not touched:
         return CandidateTests(reason="the test part leaves no test module to run")
     files = touched + [m for m in neighbours if m not in touched]

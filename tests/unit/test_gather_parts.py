@@ -114,6 +114,19 @@ def test_only_test_modules_left_in_the_tree_are_run():
     assert test_files(patch) == ["tests/test_a.py"]
 
 
+def test_python_data_files_are_not_run_but_modules_that_define_tests_are():
+    """A style checker's data (`testsuite/E10.py`, often not even valid Python) is read by its tests;
+    pointing pytest at it would be a collection error."""
+    data = diff("testsuite/E10.py", 2).replace("+new0", "+def broken(:")
+    defines = diff("testsuite/checks.py", 2).replace("+new0", "+def test_checks():")
+    assert test_files(data + defines + diff("testsuite/test_api.py", 1)) == [
+        "testsuite/checks.py",
+        "testsuite/test_api.py",
+    ]
+    assert test_files(diff("checks/check_api.py", 1), ("check_*.py",)) == ["checks/check_api.py"]
+    assert isinstance(screen(COMMIT, diff("a.py", 50), data, SizeLimits()), str)  # data alone is no test change
+
+
 def test_component_prefixed_subjects_are_kept():
     assert prompt_from_message("Parser: accept trailing commas") == "Parser: accept trailing commas."
 
