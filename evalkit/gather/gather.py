@@ -17,13 +17,13 @@ import json
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 
-from evalkit.diffs import DEFAULT_TEST_GLOBS
+from evalkit.diffs import DEFAULT_TEST_GLOBS, parsed_diff
 from evalkit.errors import EvalkitError
 from evalkit.files import write_atomic
 from evalkit.gather.display import GatherDisplay
@@ -120,10 +120,16 @@ def _reader(repo: Path, commit: str) -> tuple[Callable[[str], str | None], Calla
 
 
 def neighbour_modules(
-    repo: Path, commit: str, touched: list[str], limit: int, patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES
+    repo: Path,
+    commit: str,
+    touched: list[str],
+    limit: int,
+    patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES,
+    leave_out: Collection[str] = (),
 ) -> list[str]:
     """Up to `limit` test modules (named as `patterns` say) already in the tree at `commit`, from the
-    folders of the touched ones (nearest first: same folder, sorted by name)."""
+    folders of the touched ones (nearest first: same folder, sorted by name); none of `leave_out`
+    (the modules the test part deletes: pytest would not find them)."""
     if limit <= 0 or not touched:
         return []
     folders = {str(Path(p).parent) for p in touched}
@@ -132,7 +138,7 @@ def neighbour_modules(
     for path in sorted(listed.stdout.splitlines()):
         name = Path(path).name
         is_module = name.endswith(".py") and any(fnmatch.fnmatch(name, p) for p in patterns)
-        if is_module and str(Path(path).parent) in folders and path not in touched:
+        if is_module and str(Path(path).parent) in folders and path not in touched and path not in leave_out:
             found.append(path)
     return found[:limit]
 
@@ -247,7 +253,9 @@ def _tested(
         test_patch=candidate.test_patch,
     )
     touched = test_files(candidate.test_patch, work.patterns)
-    neighbours = neighbour_modules(g.local, commit.parent, touched, options.neighbour_modules, work.patterns)
+    deleted = [p.path for p in parsed_diff(candidate.test_patch) if p.is_removed_file]  # not there to run
+    limit = options.neighbour_modules
+    neighbours = neighbour_modules(g.local, commit.parent, touched, limit, work.patterns, leave_out=deleted)
     tests = run_tests(provisional, neighbours, work.patterns)
     if tests.reason:
         return Rejection(commit.sha, _subject(commit), "validation", tests.reason)

@@ -113,3 +113,29 @@ def test_a_commit_is_split_by_the_layout_read_at_that_commit(tmp_path):
     patch, test_patch = split_commit(repo, commit, layout.globs)
     assert changed_paths(patch) == ["checker.py"]
     assert sorted(changed_paths(test_patch)) == ["testsuite/E10.py", "testsuite/test_checker.py"]
+
+
+def test_a_test_module_the_commit_deletes_is_no_neighbour_to_run(tmp_path):
+    """Seen on pyflakes (#684): the test part deletes `test_checker.py`, which was run beside the
+    touched modules for PASS_TO_PASS, and pytest said 'file or directory not found'."""
+    from evalkit.gather.gather import neighbour_modules
+    from evalkit.gather.validate import test_files
+
+    repo = tmp_path / "r"
+    (repo / "tests").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    _git(repo, "config", "user.email", "t@example.com")
+    _git(repo, "config", "user.name", "t")
+    for name in ("test_a.py", "test_b.py", "test_old.py"):
+        (repo / "tests" / name).write_text("def test_x():\n    pass\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "base")
+    (repo / "tests" / "test_old.py").unlink()
+    (repo / "tests" / "test_a.py").write_text("def test_x():\n    assert True\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "drop the old tests")
+    commit = commits(repo)[0]
+    _, test_patch = split_commit(repo, commit, ("tests/**",))
+    touched = test_files(test_patch)
+    assert touched == ["tests/test_a.py"]
+    assert neighbour_modules(repo, commit.parent, touched, 5, leave_out=["tests/test_old.py"]) == ["tests/test_b.py"]
