@@ -42,7 +42,7 @@ def diff_bytes(text: str) -> bytes:
 
 def readable(text: str) -> str:
     """The text with each byte that is not UTF-8 shown as U+FFFD: for JSON, HTML and terminals."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return diff_bytes(text).decode("utf-8", "replace")
 
 
 def has_raw_bytes(text: str) -> bool:

@@ -12,7 +12,6 @@ accepted commits in history order (newest first), and a candidate is validated o
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import subprocess
 import threading
@@ -36,8 +35,10 @@ from evalkit.gather.history import (
     Rejection,
     SizeLimits,
     commits,
+    is_test_module,
     screen,
     split_commit,
+    test_modules,
 )
 from evalkit.gather.journal import Decision, Journal
 from evalkit.gather.layout import TreeReader
@@ -45,7 +46,7 @@ from evalkit.gather.node_candidate import CandidateOnNode, NodeCandidateCheck
 from evalkit.gather.report import REPORT, GatherReport, funnel_of
 from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION
 from evalkit.gather.task_prompt import task_prompt
-from evalkit.gather.validate import CandidateTests, test_files, validate_candidate
+from evalkit.gather.validate import CandidateTests, validate_candidate
 from evalkit.models.client import ChatClient
 from evalkit.runs.executor import Executor, NodeFailure
 from evalkit.runs.fan_out import fan_out
@@ -136,9 +137,8 @@ def neighbour_modules(
     listed = subprocess.run(["git", "ls-tree", "-r", "--name-only", commit], cwd=repo, capture_output=True, text=True)
     found = []
     for path in sorted(listed.stdout.splitlines()):
-        name = Path(path).name
-        is_module = name.endswith(".py") and any(fnmatch.fnmatch(name, p) for p in patterns)
-        if is_module and str(Path(path).parent) in folders and path not in touched and path not in leave_out:
+        beside = str(Path(path).parent) in folders and path not in touched and path not in leave_out
+        if beside and is_test_module(path, patterns):
             found.append(path)
     return found[:limit]
 
@@ -252,7 +252,7 @@ def _tested(
         patch=candidate.patch,
         test_patch=candidate.test_patch,
     )
-    touched = test_files(candidate.test_patch, work.patterns)
+    touched = test_modules(candidate.test_patch, work.patterns)
     deleted = [p.path for p in parsed_diff(candidate.test_patch) if p.is_removed_file]  # not there to run
     limit = options.neighbour_modules
     neighbours = neighbour_modules(g.local, commit.parent, touched, limit, work.patterns, leave_out=deleted)

@@ -96,6 +96,12 @@ DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")  # pytest's default `python_fi
 _DEFINES_TESTS = re.compile(r"\s*(?:async\s+)?(?:def\s+test|class\s+Test)")
 
 
+def is_test_module(path: str, patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES) -> bool:
+    """A Python file named as pytest collects test modules (`patterns`: its `python_files`)."""
+    name = posixpath.basename(path)
+    return name.endswith(".py") and any(fnmatch.fnmatch(name, p) for p in patterns)
+
+
 def test_modules(test_patch: str, patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES) -> list[str]:
     """The test modules the test part leaves in the tree: Python files named as pytest collects them
     (`patterns`), or whose added lines define tests; never conftest, nor data files that happen to be
@@ -105,10 +111,13 @@ def test_modules(test_patch: str, patterns: tuple[str, ...] = DEFAULT_PYTHON_FIL
         path, name = patched.path, posixpath.basename(patched.path)
         if patched.is_removed_file or not name.endswith(".py") or name == "conftest.py" or path in found:
             continue
-        named = any(fnmatch.fnmatch(name, p) for p in patterns)
-        if named or any(line.is_added and _DEFINES_TESTS.match(line.value) for hunk in patched for line in hunk):
+        defines = any(line.is_added and _DEFINES_TESTS.match(line.value) for hunk in patched for line in hunk)
+        if is_test_module(path, patterns) or defines:
             found.append(path)
     return found
+
+
+test_modules.__test__ = False  # not a pytest test
 
 
 def screen(

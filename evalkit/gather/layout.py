@@ -18,17 +18,16 @@ from __future__ import annotations
 
 import ast
 import configparser
-import fnmatch
 import posixpath
 import re
 import tomllib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from evalkit.diffs import DEFAULT_TEST_GLOBS, is_test_path
-from evalkit.gather.history import DEFAULT_PYTHON_FILES, git
+from evalkit.gather.history import DEFAULT_PYTHON_FILES, git, is_test_module
 
 _TEST_FOLDER = re.compile(r"^(tests?|testing|testsuite|test_?suite|.+_tests?|unittests?|t)$", re.I)
 _MAX_MODULES_READ = 400  # test modules whose literals are read at one commit
@@ -93,11 +92,6 @@ def _ini_settings(text: str, section: str) -> dict[str, list[str]] | None:
     return {k: parser.get(section, k, fallback="").split() for k in ("testpaths", "python_files")}
 
 
-def _is_test_module(path: str, patterns: Iterable[str]) -> bool:
-    name = posixpath.basename(path)
-    return name.endswith(".py") and any(fnmatch.fnmatch(name, p) for p in patterns)
-
-
 def _test_folders(files: list[str], patterns: tuple[str, ...]) -> list[str]:
     """Folders holding test modules that are named for tests or hold mostly test modules."""
     modules: dict[str, list[str]] = {}
@@ -106,7 +100,7 @@ def _test_folders(files: list[str], patterns: tuple[str, ...]) -> list[str]:
             modules.setdefault(posixpath.dirname(path), []).append(path)
     found = []
     for folder, paths in sorted(modules.items()):
-        tests = [p for p in paths if _is_test_module(p, patterns)]
+        tests = [p for p in paths if is_test_module(p, patterns)]
         if not folder or not tests:
             continue
         others = [p for p in paths if p not in tests and posixpath.basename(p) not in ("__init__.py", "conftest.py")]
@@ -116,12 +110,13 @@ def _test_folders(files: list[str], patterns: tuple[str, ...]) -> list[str]:
     return [f for f in found if not any(f.startswith(g + "/") for g in found)]  # outermost only
 
 
-def _literals(source: str) -> set[str]:
+@lru_cache(maxsize=4096)  # a test module is read at every commit of a walk, mostly unchanged
+def _literals(source: str) -> frozenset[str]:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return set()
-    return {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        return frozenset()
+    return frozenset(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
 
 
 def _within(path: str, folder: str) -> bool:
@@ -180,8 +175,8 @@ def read_layout(files: list[str], read: Callable[[str], str | None]) -> TestLayo
             patterns = tuple(values["python_files"])
             for pattern in patterns:
                 add(f"**/{pattern}", f"{name} python_files")
-    in_testpaths = [p for p in files if not testpaths or any(p == t or p.startswith(t + "/") for t in testpaths)]
-    modules = [p for p in in_testpaths if _is_test_module(p, patterns)]
+    in_testpaths = [p for p in files if not testpaths or any(_within(p, t) for t in testpaths)]
+    modules = [p for p in in_testpaths if is_test_module(p, patterns)]
     test_folders = _test_folders(in_testpaths, patterns)
     for folder in test_folders:
         add(f"{folder}/**", "the test modules' folder")

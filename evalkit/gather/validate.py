@@ -45,14 +45,6 @@ class CandidateTests:
     node: str | None = None  # the cluster node that ran the tests (None: this machine)
 
 
-def test_files(test_patch: str, patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES) -> list[str]:
-    """The test modules the test part leaves in the tree (what pytest is pointed at)."""
-    return test_modules(test_patch, patterns)
-
-
-test_files.__test__ = False  # not a pytest test
-
-
 def _stable(runs: list[CorrectnessResult]) -> tuple[dict[str, TestStatus], set[str]]:
     """Outcomes that agree on every run, and the tests that did not."""
     seen: dict[str, set[TestStatus]] = {}
@@ -119,7 +111,7 @@ def validate_candidate(
     """Run the candidate's tests before and after `runs` times each and classify them. `neighbours`:
     existing test modules run as well, for PASS_TO_PASS tests that guard what the change must keep;
     `patterns`: the project's `python_files`."""
-    touched = test_files(provisional.test_patch, patterns)
+    touched = test_modules(provisional.test_patch, patterns)
     if not touched:
         return CandidateTests(reason="the test part leaves no test module to run")
     files = touched + [m for m in neighbours if m not in touched]

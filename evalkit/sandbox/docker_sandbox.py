@@ -45,13 +45,13 @@ SANDBOX_USER = "1000:1000"
 SANDBOX_MARK = {"EVALKIT_SANDBOX": "1"}
 MAX_DIFF_BYTES = 64 * 1024 * 1024
 _DIFF_OUTPUT_LIMIT = MAX_DIFF_BYTES // 3 * 4 + 4  # the diff as base64
+_REPLY_MARGIN_S = 15.0  # the server enforces the timeout; the host waits this much longer before giving up on it
 
 
 def _base64_of(command: str) -> str:
     """`command`'s output as one base64 line; its exit status kept (a subshell, so `pipefail` and
     any `exit` stay out of the persistent shell)."""
     return f"(set -o pipefail; {{ {command}; }} | base64 -w0)"
-_REPLY_MARGIN_S = 15.0  # the server enforces the timeout; the host waits this much longer before giving up on it
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from evalkit.diffs import changed_paths, matches_glob
-from evalkit.gather.history import commits, split_commit
+from evalkit.gather.history import commits, split_commit, test_modules
 from evalkit.gather.layout import TreeReader, read_layout
 
 
@@ -119,7 +119,6 @@ def test_a_test_module_the_commit_deletes_is_no_neighbour_to_run(tmp_path):
     """Seen on pyflakes (#684): the test part deletes `test_checker.py`, which was run beside the
     touched modules for PASS_TO_PASS, and pytest said 'file or directory not found'."""
     from evalkit.gather.gather import neighbour_modules
-    from evalkit.gather.validate import test_files
 
     repo = tmp_path / "r"
     (repo / "tests").mkdir(parents=True)
@@ -136,6 +135,6 @@ def test_a_test_module_the_commit_deletes_is_no_neighbour_to_run(tmp_path):
     _git(repo, "commit", "-q", "-m", "drop the old tests")
     commit = commits(repo)[0]
     _, test_patch = split_commit(repo, commit, ("tests/**",))
-    touched = test_files(test_patch)
+    touched = test_modules(test_patch)
     assert touched == ["tests/test_a.py"]
     assert neighbour_modules(repo, commit.parent, touched, 5, leave_out=["tests/test_old.py"]) == ["tests/test_b.py"]

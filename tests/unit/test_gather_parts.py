@@ -4,9 +4,9 @@ shape, environment detection, and the before/after verdict."""
 import pytest
 
 from evalkit.gather.environment import detect_environment
-from evalkit.gather.history import Commit, SizeLimits, screen
+from evalkit.gather.history import Commit, SizeLimits, screen, test_modules
 from evalkit.gather.prompts import prompt_from_message
-from evalkit.gather.validate import classify_tests, test_files
+from evalkit.gather.validate import classify_tests
 from evalkit.verify.junit import TestStatus
 
 P, F, E = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR
@@ -111,7 +111,7 @@ def test_verdict_lists_and_reasons():
 
 def test_only_test_modules_left_in_the_tree_are_run():
     patch = diff("tests/test_a.py", 3) + diff("tests/conftest.py", 2) + diff("tests/data.json", 1)
-    assert test_files(patch) == ["tests/test_a.py"]
+    assert test_modules(patch) == ["tests/test_a.py"]
 
 
 def test_python_data_files_are_not_run_but_modules_that_define_tests_are():
@@ -119,11 +119,11 @@ def test_python_data_files_are_not_run_but_modules_that_define_tests_are():
     pointing pytest at it would be a collection error."""
     data = diff("testsuite/E10.py", 2).replace("+new0", "+def broken(:")
     defines = diff("testsuite/checks.py", 2).replace("+new0", "+def test_checks():")
-    assert test_files(data + defines + diff("testsuite/test_api.py", 1)) == [
+    assert test_modules(data + defines + diff("testsuite/test_api.py", 1)) == [
         "testsuite/checks.py",
         "testsuite/test_api.py",
     ]
-    assert test_files(diff("checks/check_api.py", 1), ("check_*.py",)) == ["checks/check_api.py"]
+    assert test_modules(diff("checks/check_api.py", 1), ("check_*.py",)) == ["checks/check_api.py"]
     assert isinstance(screen(COMMIT, diff("a.py", 50), data, SizeLimits()), str)  # data alone is no test change
 
 
