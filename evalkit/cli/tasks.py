@@ -237,3 +237,31 @@ def tasks_export(
     code = export_command(suite, format, out, console, err_console, repo_dir)
     if code:
         raise typer.Exit(code)
+
+
+@tasks_app.command("pack")
+def tasks_pack(
+    suite: Annotated[Path, typer.Argument(help="A gathered suite (tasks on local git repositories).")],
+    out: Annotated[Path, typer.Option(help="Suite folder to write: tasks, repos/*.bundle, licenses, recipes.")],
+    upstream: Annotated[
+        list[str],
+        typer.Option(help="NAME=URL=LICENSE for each repository (NAME: its folder without .git); repeatable."),
+    ],
+    name: Annotated[str | None, typer.Option(help="The suite's name (default: --out's folder name).")] = None,
+    description: Annotated[str, typer.Option(help="The suite's description.")] = "",
+) -> None:
+    """Pack a gathered suite to travel alone: each repository one small git bundle of the base trees."""
+    from evalkit.tasks.pack import Upstream, pack_suite, write_upstreams
+
+    upstreams = {}
+    for given in upstream:
+        parts = given.split("=")
+        if len(parts) != 3 or not all(parts):
+            raise EvalkitError(
+                f"--upstream {given!r}: expected NAME=URL=LICENSE, e.g. pallets__click=https://github.com/pallets/click=BSD-3-Clause"
+            )
+        upstreams[parts[0]] = Upstream(parts[1], parts[2])
+    packed = pack_suite(suite, out, name or out.name, description, upstreams)
+    write_upstreams(out, {p.name: upstreams[p.name] for p in packed})
+    for repo in packed:
+        console.print(f"{repo.name}: {counted(repo.tasks, 'task')}, bundle {repo.bundle_bytes / 1e6:.2f} MB")

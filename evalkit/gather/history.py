@@ -105,14 +105,15 @@ def is_test_module(path: str, patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES) 
 def test_modules(test_patch: str, patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES) -> list[str]:
     """The test modules the test part leaves in the tree: Python files named as pytest collects them
     (`patterns`), or whose added lines define tests; never conftest, nor data files that happen to be
-    Python (a style checker's `testsuite/E10.py`), which pytest must not be pointed at."""
+    Python (a style checker's `testsuite/E10.py`), which pytest must not be pointed at, nor a package's
+    `__init__.py` not so named (its test methods are a mixin the modules beside it run)."""
     found = []
     for patched in parsed_diff(test_patch):
         path, name = patched.path, posixpath.basename(patched.path)
         if patched.is_removed_file or not name.endswith(".py") or name == "conftest.py" or path in found:
             continue
         defines = any(line.is_added and _DEFINES_TESTS.match(line.value) for hunk in patched for line in hunk)
-        if is_test_module(path, patterns) or defines:
+        if is_test_module(path, patterns) or (defines and name != "__init__.py"):
             found.append(path)
     return found
 

@@ -26,8 +26,6 @@ import hashlib
 import io
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -35,13 +33,21 @@ import docker
 import docker.errors
 
 from evalkit.errors import SandboxError
-from evalkit.sandbox.env_recipe import PIP_VERSION
-from evalkit.sandbox.images import BASE_IMAGE, BUILD_LOCK, build_image, image_exists, recipe_tag, recipes_dir
-from evalkit.sandbox.task_env import HOST_CA_BUNDLE
+from evalkit.sandbox.images import (
+    BASE_IMAGE,
+    BUILD_LOCK,
+    CA_FILE,
+    HOST_CA_BUNDLE,
+    build_image,
+    image_exists,
+    pip_wheel,
+    recipe_tag,
+    recipes_dir,
+)
 
 AGENTS_DIR = "agents"  # under sandboxes/
 AGENT_ROOT = "/opt/evalkit-agents"  # everything an installed agent is, in its image and the layered one
-CA_FILE, PIP_FILE = "ca-bundle.crt", "pip.whl"
+PIP_FILE = "pip.whl"
 _VERSION_ARG = re.compile(r"^ARG AGENT_VERSION=(\S+)\s*$", re.MULTILINE)
 
 
@@ -61,20 +67,6 @@ def recipe_version(recipe: Path) -> str:
     return found[1]
 
 
-def _pip_wheel(cache: Path) -> Path:
-    """A pip wheel for the build context, downloaded once by the host's pip into `cache`."""
-    cache.mkdir(parents=True, exist_ok=True)
-    found = sorted(cache.glob(f"pip-{PIP_VERSION}-*.whl"))
-    if not found:
-        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-                   "-d", str(cache), f"pip=={PIP_VERSION}"]  # fmt: skip
-        result = subprocess.run(command, capture_output=True, text=True)
-        found = sorted(cache.glob(f"pip-{PIP_VERSION}-*.whl"))
-        if result.returncode != 0 or not found:
-            raise SandboxError(f"cannot download a pip wheel for the agent images ({result.stderr.strip()[-160:]})")
-    return found[-1]
-
-
 def agent_image(client: docker.DockerClient, name: str, cache: Path, base: str = BASE_IMAGE) -> str:
     """`evalkit/agent-<name>:<hash>`, built from the agent's recipe when missing (once: builds hold
     the lock every recipe build holds). `cache` keeps the pip wheel between runs."""
@@ -91,7 +83,7 @@ def agent_image(client: docker.DockerClient, name: str, cache: Path, base: str =
                 shutil.copyfile(HOST_CA_BUNDLE, context / CA_FILE)
             else:
                 (context / CA_FILE).write_text("")
-            shutil.copyfile(_pip_wheel(cache), context / PIP_FILE)
+            shutil.copyfile(pip_wheel(cache), context / PIP_FILE)
             build_image(client, context, tag, {"BASE_IMAGE": base}, f"installed agent {name} from {recipe}")
     return tag
 

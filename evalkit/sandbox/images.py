@@ -12,6 +12,8 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -21,12 +23,16 @@ import docker.errors
 
 import evalkit
 from evalkit.errors import SandboxError
+from evalkit.sandbox.env_recipe import PIP_VERSION
 from evalkit.sandbox.python_bases import DEFAULT_BASE_IMAGE, PYTHON_BASES, PythonBase
 from evalkit.wording import without_colour
 
 BASE_IMAGE = DEFAULT_BASE_IMAGE
 REGISTRY_BASE = "python:3.12-slim"
 BUILD_LOCK = threading.Lock()  # one image build at a time, whatever builds it (recipes, agents)
+HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
+CA_FILE = "ca-bundle.crt"
+_PIP_WHEEL = re.compile(r"\bpip-(\d[\w.]*)-py3-none-any\.whl\b")
 
 
 def recipes_dir() -> Path:
@@ -153,8 +159,50 @@ def resolve_image(client: docker.DockerClient, image: str, base: str = BASE_IMAG
     tag = recipe_tag(client, recipe, base, recipe.name)
     with BUILD_LOCK:
         if not image_exists(client, tag):
-            build_image(client, recipe, tag, {"BASE_IMAGE": base}, f"recipe {recipe}")
+            with tempfile.TemporaryDirectory(prefix="evalkit-recipe-") as tmp:
+                context = with_host_files(recipe, Path(tmp) / recipe.name)
+                build_image(client, context, tag, {"BASE_IMAGE": base}, f"recipe {recipe}")
     return tag
+
+
+def wheel_cache() -> Path:
+    """Where downloaded wheels are kept between runs (EVALKIT_CACHE, else ~/.cache/evalkit)."""
+    return Path(os.environ.get("EVALKIT_CACHE", Path.home() / ".cache" / "evalkit")) / "wheels"
+
+
+def pip_wheel(cache: Path, version: str = PIP_VERSION) -> Path:
+    """A pip wheel for a build context (Debian's python has no pip), downloaded once by the host's pip."""
+    cache.mkdir(parents=True, exist_ok=True)
+    found = sorted(cache.glob(f"pip-{version}-*.whl"))
+    if not found:
+        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+                   "-d", str(cache), f"pip=={version}"]  # fmt: skip
+        result = subprocess.run(command, capture_output=True, text=True)
+        found = sorted(cache.glob(f"pip-{version}-*.whl"))
+        if result.returncode != 0 or not found:
+            raise SandboxError(f"cannot download a pip wheel for an image build ({result.stderr.strip()[-160:]})")
+    return found[-1]
+
+
+def with_host_files(recipe: Path, context: Path) -> Path:
+    """The recipe, or a copy at `context` completed with the host's files its Dockerfile names and
+    a shipped recipe leaves out (the CA bundle, a pip wheel): they belong to the machine, not the
+    suite, and the image's tag hashes the recipe as shipped, so a second run builds nothing."""
+    dockerfile = (recipe / "Dockerfile").read_text()
+    wanted: dict[str, Path] = {}
+    if CA_FILE in dockerfile and not (recipe / CA_FILE).exists():
+        if not HOST_CA_BUNDLE.is_file():
+            raise SandboxError(f"recipe {recipe} needs the host's CA bundle, and {HOST_CA_BUNDLE} is missing")
+        wanted[CA_FILE] = HOST_CA_BUNDLE
+    for match in _PIP_WHEEL.finditer(dockerfile):
+        if not (recipe / match[0]).exists():
+            wanted[match[0]] = pip_wheel(wheel_cache(), match[1])
+    if not wanted:
+        return recipe
+    shutil.copytree(recipe, context)
+    for name, path in wanted.items():
+        shutil.copyfile(path, context / name)
+    return context
 
 
 def recipe_tag(client: docker.DockerClient, recipe: Path, base: str, name: str) -> str:

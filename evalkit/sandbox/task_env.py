@@ -23,7 +23,7 @@ from evalkit.errors import EvalkitError, SandboxError
 from evalkit.sandbox.env_choice import TaskEnvironment, task_environment
 from evalkit.sandbox.env_recipe import render_recipe, write_recipe
 from evalkit.sandbox.images import build_base_image, image_exists, resolve_image
-from evalkit.sandbox.workspace import cached_clone, default_repo_cache
+from evalkit.sandbox.workspace import default_repo_cache, local_repository
 from evalkit.tasks.model import Task
 
 HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
@@ -34,7 +34,7 @@ def _repository(task: Task) -> Path:
     git = task.source.git
     if git is None:
         raise SandboxError(f"{task.id}: a SWE-bench environment needs the task's git repository")
-    return Path(git) if Path(git).exists() else cached_clone(git, default_repo_cache(), "import with --repo-dir")
+    return local_repository(git, default_repo_cache(), "import with --repo-dir")
 
 
 def _git(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:

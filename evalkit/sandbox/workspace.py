@@ -25,7 +25,7 @@ WORKSPACE_UID = 1000
 IGNORED_NAMES = {".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".venv"}
 # Harness litter that must never count as the agent's change; kept out of the tree, not out of .gitignore.
 LOCAL_EXCLUDES = "__pycache__/\n*.pyc\n.pytest_cache/\n"
-_FIXED_GIT_ENV = {
+FIXED_GIT_ENV = {  # one identity and date: the same tree always gives the same commit id
     "GIT_AUTHOR_NAME": "evalkit",
     "GIT_AUTHOR_EMAIL": "evalkit@localhost",
     "GIT_COMMITTER_NAME": "evalkit",
@@ -54,7 +54,7 @@ def _export_source(source: TaskSource, dest: Path, repo_cache: Path) -> None:
     if source.snapshot is not None:
         shutil.copytree(source.snapshot, dest, ignore=shutil.ignore_patterns(*IGNORED_NAMES), dirs_exist_ok=True)
         return
-    repo = Path(source.git) if source.git and Path(source.git).exists() else cached_clone(source.git, repo_cache)
+    repo = local_repository(source.git, repo_cache)
     archive = subprocess.run(["git", "archive", "--format=tar", source.base_commit], cwd=repo, capture_output=True)
     if archive.returncode != 0:
         raise EvalkitError(
@@ -70,6 +70,16 @@ def default_repo_cache() -> Path:
     return Path(os.environ.get("EVALKIT_CACHE", Path.home() / ".cache" / "evalkit")) / "repos"
 
 
+def local_repository(
+    git: str | None, repo_cache: Path, hint: str = "clone it and set `source.git` to the path"
+) -> Path:
+    """A repository folder for `source.git`: a folder as it is; a git bundle file (how a shipped
+    suite carries its repositories) or a URL cloned once into the cache."""
+    if git and Path(git).is_dir():
+        return Path(git)
+    return cached_clone(git, repo_cache, hint)
+
+
 def cached_clone(
     url: str | None,
     repo_cache: Path | None = None,
@@ -80,7 +90,10 @@ def cached_clone(
     caller (another task of the repository, another process) never takes a half-made clone."""
     assert url is not None
     repo_cache = repo_cache or default_repo_cache()
-    target = repo_cache / hashlib.sha256(url.encode()).hexdigest()[:16]
+    key = url.encode()
+    if Path(url).is_file():  # a bundle: a changed bundle is a new clone
+        key += hashlib.sha256(Path(url).read_bytes()).digest()
+    target = repo_cache / hashlib.sha256(key).hexdigest()[:16]
     if target.exists():
         return target
     repo_cache.mkdir(parents=True, exist_ok=True)
@@ -102,7 +115,7 @@ def _commit_base(root: Path) -> str:
     """Make `root` (holding the base tree) a repository with one commit of fixed identity and date."""
     _git(["init", "--quiet", "--initial-branch=main"], root)
     _git(["add", "--all", "--force"], root)
-    _git(["-c", "commit.gpgsign=false", "commit", "--quiet", "--allow-empty", "-m", "base"], root, _FIXED_GIT_ENV)
+    _git(["-c", "commit.gpgsign=false", "commit", "--quiet", "--allow-empty", "-m", "base"], root, FIXED_GIT_ENV)
     return _git(["rev-parse", "HEAD"], root).strip()
 
 

@@ -197,6 +197,11 @@ def _task_from_folder(task_dir: Path) -> Task:
         if not snapshot.is_dir():
             raise _Problem(task_file, f"`source.snapshot`: {source['snapshot']} is not a folder")
         source["snapshot"] = snapshot
+    if isinstance(source, dict) and isinstance(source.get("git"), str) and source["git"].startswith(("./", "../")):
+        bundled = (task_dir / source["git"]).resolve()  # a repository or git bundle shipped with the suite
+        if not bundled.exists():
+            raise _Problem(task_file, f"`source.git`: {source['git']} does not exist beside the task")
+        source["git"] = str(bundled)
     image = data.get("image")
     if isinstance(image, str) and image.startswith(("./", "../")):  # a recipe folder beside the suite
         recipe = (task_dir / image).resolve()

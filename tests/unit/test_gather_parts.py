@@ -127,6 +127,14 @@ def test_python_data_files_are_not_run_but_modules_that_define_tests_are():
     assert isinstance(screen(COMMIT, diff("a.py", 50), data, SizeLimits()), str)  # data alone is no test change
 
 
+def test_a_package_init_with_shared_test_methods_is_not_run_alone():
+    """cachetools keeps a mixin of test methods in `tests/__init__.py`; run alone, every one of them
+    fails (the mixin names no cache class), and 2 of its first 8 candidates were rejected for it."""
+    mixin = diff("tests/__init__.py", 2).replace("+new0", "+    def test_defaults(self):")
+    assert test_modules(mixin + diff("tests/test_lru.py", 1)) == ["tests/test_lru.py"]
+    assert test_modules(mixin, ("*.py",)) == ["tests/__init__.py"]  # unless python_files names it
+
+
 def test_component_prefixed_subjects_are_kept():
     assert prompt_from_message("Parser: accept trailing commas") == "Parser: accept trailing commas."
 
