@@ -253,7 +253,7 @@ install
 def recipe_files(env: Environment, repo_name: str, era: Era, pip_wheel: str) -> dict[str, str]:
     """The recipe's text files (Dockerfile, install.sh, requirements.txt) for `env` in `era` (pure)."""
     runner = runner_requirement(era, env.runner_pin)
-    base = python_base_for(env.requires_python, env.classifiers)
+    base = python_base_for(env.requires_python, env.classifiers) or era.python_base
     hold = era.pypi_as_of or "today"
     return {
         "Dockerfile": DOCKERFILE.format(

@@ -4,14 +4,19 @@ which Python base suits the repository (pure).
 Old commits tested with today's pytest look broken when their conftest uses a hook a later major
 removed (`pytest_cmdline_preparse` in 8, the `py.path` hook arguments such as
 `pytest_collect_file(path, parent)` in 9). A commit's era is the pytest major current on its author
-date: before 8.0 (2024-01-27) `pytest<8`, before 9.0 (2025-11-05) `pytest<9`, else today's. The
+date: before 8.0 (2024-01-27) `pytest<8`, before 9.0 (2025-11-05) `pytest<9`, else today's; and
+before Python 3.10 (2021-10-04) `python<3.10`, with pytest and PyPI as they were then (pytest 6.2,
+MarkupSafe before 2.1 removed what Jinja 2 imported), on Python 3.9 unless the repository says
+otherwise: 3.10 removed the `collections` ABC aliases and old pytests break on 3.11
+(`KeyError: '__spec__'` from `py`'s apipkg), and no older Python is offered. The
 era's recipe installs the runner with that ceiling, and PyPI is held to the era's end
 (`--uploaded-prior-to`, pip >= 26.0) so plugins and libraries come as they were then; the
 repository's own pins win (a ceiling of its own replaces the era's, a lower bound is kept beside
 it). One hold per era, not per commit, so candidates of an era share their image.
 
 The Python base is the oldest offered base (`python_bases.PYTHON_BASES`) that `requires-python`
-allows and the version classifiers list; a repository declaring neither keeps the default base.
+allows and the version classifiers list (the oldest base when they list only older Pythons); a
+repository declaring neither gets its era's Python, else keeps the default base.
 """
 
 from __future__ import annotations
@@ -33,6 +38,11 @@ class Era:
     name: str
     ceiling: str
     pypi_as_of: str | None
+    python: str | None = None  # the Debian suite of a repository that declares no Python
+
+    @property
+    def python_base(self) -> PythonBase | None:
+        return next((b for b in PYTHON_BASES if b.suite == self.python), None)
 
     @property
     def current(self) -> bool:
@@ -41,6 +51,7 @@ class Era:
 
 # (first day of the next major, its ceiling): a commit authored before that day belongs to the era.
 ERAS: tuple[Era, ...] = (
+    Era("python<3.10", "<7", "2021-10-04T00:00:00Z", python="bullseye"),
     Era("pytest<8", "<8", "2024-01-27T00:00:00Z"),
     Era("pytest<9", "<9", "2025-11-05T00:00:00Z"),
 )
@@ -92,6 +103,8 @@ def python_base_for(
     if not requires_python and not listed:
         return None
     ordered = sorted(bases, key=lambda b: b.python)
+    if listed and max(listed) < ordered[0].python and allowed.contains(f"{ordered[0].python_version}.0"):
+        return ordered[0]  # only Pythons older than any base: the nearest one
     by_spec = [b for b in ordered if allowed.contains(f"{b.python_version}.0", prereleases=True)]
     by_classifier = [b for b in ordered if b.python in listed]
     both = [b for b in by_spec if b in by_classifier]

@@ -17,7 +17,9 @@ from evalkit.verify.junit import TestStatus
 @pytest.mark.parametrize(
     ("date", "era", "hold"),
     [
-        ("2019-05-01T10:00:00+02:00", "pytest<8", "2024-01-27T00:00:00Z"),
+        ("2019-05-01T10:00:00+02:00", "python<3.10", "2021-10-04T00:00:00Z"),
+        ("2021-10-03T23:00:00+00:00", "python<3.10", "2021-10-04T00:00:00Z"),
+        ("2021-10-05T00:00:00+00:00", "pytest<8", "2024-01-27T00:00:00Z"),
         ("2024-01-26T23:59:59+00:00", "pytest<8", "2024-01-27T00:00:00Z"),
         ("2024-01-27T01:00:00+02:00", "pytest<8", "2024-01-27T00:00:00Z"),  # 23:00 UTC the day before
         ("2024-03-01T12:00:00+00:00", "pytest<9", "2025-11-05T00:00:00Z"),
@@ -47,6 +49,7 @@ def test_the_repository_pins_win_over_the_era():
         (">=3.7", ["Programming Language :: Python :: 3.10", "Programming Language :: Python :: 3.11"], "bookworm"),
         (None, ["Programming Language :: Python :: 3", "Programming Language :: Python :: 3.13"], "trixie"),
         ("<3", [], None),  # no base fits: the default base
+        (None, ["Programming Language :: Python :: 2.7", "Programming Language :: Python :: 3.5"], "bullseye"),
         (None, ["Programming Language :: Python :: 3"], None),  # declares no version
         ("not a specifier", [], "bullseye"),
     ],
@@ -143,3 +146,20 @@ def test_rejection_reasons_carry_the_first_error_line():
     silent = classify_tests({}, {}, set(), 50, "x", first_error="E   TypeError: bad hook")
     assert silent.reason.endswith("collection error or missing dependency: E   TypeError: bad hook")
     assert "\n" not in silent.reason
+
+
+def test_a_repository_declaring_no_python_gets_its_eras():
+    """Toolz of 2019 imports `collections.Mapping` (gone in 3.10) and pins no pytest: it must not get
+    the default base's 3.11, where an old pytest also fails to import (`KeyError: '__spec__'`)."""
+    plain = detect_environment(lambda name: "toolz\n" if name == "requirements.txt" else None, lambda _: False)
+    old = recipe_files(plain, "toolz", era_of("2019-05-01T00:00:00Z"), "pip.whl")
+    assert "ARG BASE_IMAGE=evalkit/base-bullseye:latest" in old["Dockerfile"]
+    assert "hold=2021-10-04T00:00:00Z" in old["install.sh"] and "pytest<7" in old["requirements.txt"]
+    newer = recipe_files(plain, "toolz", era_of("2023-05-01T00:00:00Z"), "pip.whl")
+    assert "ARG BASE_IMAGE=evalkit/base:latest" in newer["Dockerfile"]
+    declared = detect_environment(
+        lambda name: '[project]\nrequires-python = ">=3.10"\n' if name == "pyproject.toml" else None,
+        lambda _: False,
+    )
+    own = recipe_files(declared, "toolz", era_of("2019-05-01T00:00:00Z"), "pip.whl")
+    assert "ARG BASE_IMAGE=evalkit/base-bookworm:latest" in own["Dockerfile"]  # what it declares wins
