@@ -38,11 +38,17 @@ def _commit(repo: Path, files: dict[str, str], message: str, date: str) -> None:
     _git(repo, "-c", "commit.gpgsign=false", "commit", "--quiet", "-m", message, "--date", date)
 
 
-def build_era_repo(root: Path, year: int) -> Path:
+# Before Python 3.10 a module could take the ABCs from `collections` (3.10 removed the aliases)
+OLD_STYLE_CALC = "from collections import Mapping\n\n\n" + CALC
+# declaring no Python: what pre-PEP 621 repositories were (setup.py, no python_requires)
+UNDECLARED = '[project]\nname = "calc"\nversion = "1.0"\n'
+
+
+def build_era_repo(root: Path, year: int, pyproject: str = PYPROJECT, calc: str = CALC) -> Path:
     root.mkdir(parents=True)
     _git(root, "init", "--quiet", "--initial-branch=main")
-    start = {"pyproject.toml": PYPROJECT, "conftest.py": CONFTEST, "calc/__init__.py": CALC}
+    start = {"pyproject.toml": pyproject, "conftest.py": CONFTEST, "calc/__init__.py": calc}
     _commit(root, {**start, "tests/test_calc.py": TESTS}, "Start the calculator", f"{year}-05-01T12:00:00+00:00")
-    change = {"calc/__init__.py": CALC + MUL, "tests/test_calc.py": MUL_TESTS}
+    change = {"calc/__init__.py": calc + MUL, "tests/test_calc.py": MUL_TESTS}
     _commit(root, change, MESSAGE, f"{year}-05-02T12:00:00+00:00")
     return root

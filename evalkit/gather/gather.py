@@ -258,7 +258,7 @@ def _tested(
     neighbours = neighbour_modules(g.local, commit.parent, touched, limit, work.patterns, leave_out=deleted)
     tests = run_tests(provisional, neighbours, work.patterns)
     if tests.reason:
-        return Rejection(commit.sha, _subject(commit), "validation", tests.reason)
+        return Rejection(commit.sha, _subject(commit), "validation", tests.reason, tests.environment)
     sampled = len(tests.fail_to_pass) < tests.fail_to_pass_total
     metadata = {
         "commit": commit.sha,

@@ -40,6 +40,7 @@ class Rejection:
     subject: str
     stage: str  # "history" (size and shape) or "validation" (tests in the sandbox)
     reason: str
+    environment: str = ""  # validation's evidence: "ran" or "failed" (validate.environment_evidence)
 
 
 @dataclass(frozen=True)

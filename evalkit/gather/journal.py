@@ -40,10 +40,11 @@ class Decision(BaseModel):
     reason: str = ""
     task_id: str | None = None
     prompt: str | None = None
+    environment: str = ""  # "ran" / "failed": did the candidate's environment run the repository's tests
     decided_at: str
 
     def rejection(self) -> Rejection:
-        return Rejection(self.sha, self.subject, self.stage, self.reason)
+        return Rejection(self.sha, self.subject, self.stage, self.reason, self.environment)
 
 
 class Journal:
@@ -85,14 +86,19 @@ class Journal:
         return decision.task_id is not None and (self.out / file_component(decision.task_id) / TASK_FILE).is_file()
 
     def reject(self, rejection: Rejection) -> Decision:
-        decision = self._decision(rejection.sha, rejection.subject, "rejected", rejection.stage, rejection.reason)
+        decision = self._decision(
+            rejection.sha, rejection.subject, "rejected", rejection.stage, rejection.reason,
+            environment=rejection.environment,
+        )  # fmt: skip
         self._append(decision)
         return decision
 
     def accept(self, task: Task, sha: str, subject: str) -> Decision:
         """Write the task folder (complete or not at all), then the line that records it."""
         write_task_atomic(self.out, task)
-        decision = self._decision(sha, subject, "accepted", "validation", task_id=task.id, prompt=task.prompt)
+        decision = self._decision(
+            sha, subject, "accepted", "validation", task_id=task.id, prompt=task.prompt, environment="ran"
+        )
         self._append(decision)
         return decision
 

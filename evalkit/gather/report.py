@@ -3,7 +3,10 @@ commits scanned to tasks kept, and this session's validation rate.
 
 The funnel counts the commits of the scanned window: screened out by size and shape, candidates
 left, how many were validated (decided at the prompt or validation stage), accepted, and kept in
-the suite (`--max-tasks`); survival is accepted / validated (SWE-rebench reports ~14 %).
+the suite (`--max-tasks`); survival is accepted / validated (SWE-rebench reports ~14 %). The
+environment rate is the share of candidates whose tests ran in the sandbox (accepted or not) for
+which some test passed: the era's image, install and collection worked (SWE-bench-Live's
+automated builder reaches 78 %).
 """
 
 from __future__ import annotations
@@ -27,20 +30,35 @@ class Funnel:
     accepted: int = 0
     kept: int = 0  # tasks in the suite (at most --max-tasks)
     rejected_by_stage: dict[str, int] = field(default_factory=dict)
+    environment_ran: int = 0  # validated candidates whose environment ran the repository's tests
+    environment_failed: int = 0  # ... whose runs passed no test at all (image, install, collection)
 
     @property
     def survival(self) -> float | None:
         return self.accepted / self.validated if self.validated else None
 
+    @property
+    def environment_rate(self) -> float | None:
+        """Of the candidates whose tests ran in the sandbox, the share whose environment ran them."""
+        judged = self.environment_ran + self.environment_failed
+        return self.environment_ran / judged if judged else None
+
     def as_json(self) -> dict:
-        return {**asdict(self), "survival": None if self.survival is None else round(self.survival, 4)}
+        rates = {"survival": self.survival, "environment_rate": self.environment_rate}
+        return {**asdict(self), **{k: None if v is None else round(v, 4) for k, v in rates.items()}}
 
     def line(self) -> str:
         """`940 commits → 128 candidates → 29 validated → 4 accepted (14 % survive) → 4 kept`."""
         survival = f" ({self.survival:.0%} survive)" if self.survival is not None else ""
+        judged = self.environment_ran + self.environment_failed
+        environment = (
+            f"; environment ran the tests of {self.environment_ran} of {judged} ({self.environment_rate:.0%})"
+            if self.environment_rate is not None
+            else ""
+        )
         return (
             f"funnel: {self.scanned} commits → {self.candidates} candidates → {self.validated} validated → "
-            f"{self.accepted} accepted{survival} → {self.kept} kept"
+            f"{self.accepted} accepted{survival} → {self.kept} kept{environment}"
         )
 
 
@@ -57,6 +75,8 @@ def funnel_of(scanned: int, decisions: list[Decision], kept: int) -> Funnel:
         accepted=accepted,
         kept=kept,
         rejected_by_stage=dict(sorted(rejected.items())),
+        environment_ran=sum(d.environment == "ran" for d in decisions),
+        environment_failed=sum(d.environment == "failed" for d in decisions),
     )
 
 

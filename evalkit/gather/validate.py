@@ -20,7 +20,7 @@ the first error line of the failing run.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from evalkit.gather.history import DEFAULT_PYTHON_FILES, test_modules
 from evalkit.gather.new_tests import tests_are_new
@@ -43,6 +43,9 @@ class CandidateTests:
     fail_to_pass_total: int = 0  # before the per-function sample
     reason: str | None = None  # why the candidate is rejected, None when kept
     node: str | None = None  # the cluster node that ran the tests (None: this machine)
+    # "ran": the environment ran the repository's tests (one passed, before or after the change);
+    # "failed": no test passed in any run (the image, the install or the collection failed)
+    environment: str = ""
 
 
 def _stable(runs: list[CorrectnessResult]) -> tuple[dict[str, TestStatus], set[str]]:
@@ -118,6 +121,26 @@ def validate_candidate(
     probe = provisional.model_copy(update={"tests": TestSpec(command=provisional.tests.command, fail_to_pass=files)})
     before_runs = [evaluate_patch(probe, "", backend) for _ in range(runs)]
     after_runs = [evaluate_patch(probe, provisional.patch, backend) for _ in range(runs)]
+    classified = _classified(provisional, before_runs, after_runs, cap, per_function, touched)
+    applied = all(run.patch_applied for run in after_runs)  # else no evidence either way
+    return replace(classified, environment=environment_evidence(before_runs + after_runs) if applied else "")
+
+
+def environment_evidence(runs: list[CorrectnessResult]) -> str:
+    """ "ran" when some test passed in some run: the image, the install and the collection worked
+    for the repository's own tests, whatever the verdict on the candidate; else "failed"."""
+    passed = any(status == TestStatus.PASSED for run in runs for status in run.outcomes.values())
+    return "ran" if passed else "failed"
+
+
+def _classified(
+    provisional: Task,
+    before_runs: list[CorrectnessResult],
+    after_runs: list[CorrectnessResult],
+    cap: int,
+    per_function: int,
+    touched: list[str],
+) -> CandidateTests:
     for run in after_runs:
         if run.error:
             return CandidateTests(reason=_reason(run))

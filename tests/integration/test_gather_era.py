@@ -7,7 +7,7 @@ import json
 
 import pytest
 from conftest import run_evalkit
-from era_repo import build_era_repo
+from era_repo import OLD_STYLE_CALC, UNDECLARED, build_era_repo
 
 from evalkit.sandbox.images import resolve_image
 from evalkit.tasks import load_suite
@@ -18,7 +18,8 @@ SMALL = ("--min-lines", "1", "--min-files", "1", "--runs", "1")
 
 def _pytest_version(docker_engine, recipe) -> str:
     tag = resolve_image(docker_engine, str(recipe))
-    output = docker_engine.containers.run(tag, ["python", "-m", "pytest", "--version"], remove=True, user="1000")
+    said = ["python", "-c", "import pytest; print('pytest', pytest.__version__)"]  # pytest 6 prints --version to stderr
+    output = docker_engine.containers.run(tag, said, remove=True, user="1000")
     return output.decode().strip()
 
 
@@ -33,6 +34,20 @@ def test_an_old_commit_validates_with_its_eras_pytest(docker_engine, tmp_path):
     recipe = tmp_path / "suite" / task.id / task.image
     assert "ARG BASE_IMAGE=evalkit/base-trixie:latest" in (recipe / "Dockerfile").read_text()  # requires-python >=3.12
     assert _pytest_version(docker_engine, recipe.resolve()).startswith("pytest 7.")
+    assert json.loads((tmp_path / "suite" / "gather-report.json").read_text())["funnel"]["environment_ran"] == 1
+
+
+def test_a_2019_commit_declaring_no_python_runs_on_the_python_of_its_time(docker_engine, tmp_path):
+    """`from collections import Mapping` fails on the default base's 3.11: with the 3.9 base and the
+    pytest of 2021 of its era, the commit's own tests run and it validates."""
+    repo = build_era_repo(tmp_path / "calc", 2019, UNDECLARED, OLD_STYLE_CALC)
+    gathered = run_evalkit("gather", repo, "--out", tmp_path / "suite", *SMALL)
+    assert gathered.returncode == 0, gathered.stderr[-3000:]
+    (task,) = load_suite(tmp_path / "suite").tasks
+    assert task.metadata["era"] == "python<3.10"
+    recipe = tmp_path / "suite" / task.id / task.image
+    assert "ARG BASE_IMAGE=evalkit/base-bullseye:latest" in (recipe / "Dockerfile").read_text()
+    assert _pytest_version(docker_engine, recipe.resolve()).startswith("pytest 6.")
 
 
 def test_the_same_commits_of_todays_era_get_todays_pytest_and_one_line_why(docker_engine, tmp_path):
@@ -46,3 +61,5 @@ def test_the_same_commits_of_todays_era_get_todays_pytest_and_one_line_why(docke
     assert "\n" not in reason and "PluginValidationError" in reason and "pytest_collect_file" in reason, reason
     (recipe,) = (tmp_path / "suite" / "_env").iterdir()
     assert _pytest_version(docker_engine, recipe).startswith("pytest 9.")
+    funnel = report["funnel"]  # the refused conftest ran no test: the environment's failure, counted
+    assert (funnel["environment_ran"], funnel["environment_failed"], funnel["environment_rate"]) == (0, 1, 0.0)

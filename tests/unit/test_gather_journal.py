@@ -104,7 +104,25 @@ def test_the_funnel_counts_each_stage(tmp_path):
     assert (funnel.screened_out, funnel.candidates, funnel.validated, funnel.accepted) == (6, 6, 3, 1)
     assert funnel.rejected_by_stage == {"history": 6, "prompt": 1, "validation": 1}
     assert json.loads(json.dumps(funnel.as_json()))["survival"] == 0.3333
-    assert funnel.line() == "funnel: 12 commits → 6 candidates → 3 validated → 1 accepted (33% survive) → 1 kept"
+    assert funnel.line() == (
+        "funnel: 12 commits → 6 candidates → 3 validated → 1 accepted (33% survive) → 1 kept; "
+        "environment ran the tests of 1 of 1 (100%)"  # the accepted one; the validation rejection has no evidence
+    )
+
+
+def test_the_funnel_reports_the_share_of_environments_that_ran_the_tests(tmp_path):
+    """Environment success: of the candidates whose tests ran in the sandbox, how many had an image,
+    install and collection that ran the repository's tests (some test passed), accepted or not."""
+    journal = Journal(tmp_path, "/r")
+    decisions = [decision(journal, "a", "history"), decision(journal, "b", "validation", "accepted")]
+    decisions += [journal.reject(Rejection(s, s, "validation", "tests fail", "ran")) for s in "cd"]
+    decisions += [journal.reject(Rejection("e", "e", "validation", "ImportError: MutableMapping", "failed"))]
+    reread = Journal(tmp_path, "/r").read()  # the evidence survives a resumed gather
+    funnel = funnel_of(5, list(reread.values()), kept=1)
+    assert (funnel.environment_ran, funnel.environment_failed) == (3, 1)
+    assert funnel.as_json()["environment_rate"] == 0.75
+    assert funnel.line().endswith("environment ran the tests of 3 of 4 (75%)")
+    assert funnel_of(1, decisions[:1], kept=0).environment_rate is None
 
 
 def test_without_a_terminal_each_candidate_is_a_line_with_rate_and_eta(tmp_path):
