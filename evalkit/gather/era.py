@@ -51,6 +51,7 @@ class Era:
 
 # (first day of the next major, its ceiling): a commit authored before that day belongs to the era.
 ERAS: tuple[Era, ...] = (
+    Era("pytest<4", "<4", "2018-11-13T00:00:00Z", python="bullseye"),
     Era("python<3.10", "<7", "2021-10-04T00:00:00Z", python="bullseye"),
     Era("pytest<8", "<8", "2024-01-27T00:00:00Z"),
     Era("pytest<9", "<9", "2025-11-05T00:00:00Z"),
