@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -40,22 +40,31 @@ def two_task_suite(toy_suite_dir: Path, root: Path) -> Path:
     return suite
 
 
-def write_run(root: Path, suite: Path, run_id: str, plan: dict[str, tuple[str, list[list[dict]]]]) -> Path:
-    """plan: model → (API model id, which sets the price; per task: per sample: {resolved, patch,
-    final, output, stop, error, prompt and completion (tokens), agent (absent: the tool loop), evidence
-    (the agent's; absent: all), record (any other AttemptRecord fields, e.g. the simulated user's)});
-    scored as `evalkit score` does."""
+def write_run(
+    root: Path,
+    suite: Path,
+    run_id: str,
+    plan: dict[str, tuple[str, list[list[dict]]]],
+    task_ids: Sequence[str] = TASKS,
+    cutoffs: Mapping[str, str] | None = None,
+) -> Path:
+    """plan: model → (API model id, which sets the price; per task of `task_ids`: per sample: {resolved,
+    patch, final, output, stop, error, prompt and completion (tokens), agent (absent: the tool loop),
+    evidence (the agent's; absent: all), record (any other AttemptRecord fields, e.g. the simulated
+    user's)}); `cutoffs`: model → its knowledge cutoff, recorded in run.json; scored as `evalkit score` does."""
     store = RunStore(root / run_id)
     store.open()
     now = "2026-01-01T00:00:00+00:00"
     samples = max(len(kinds) for _, per_task in plan.values() for kinds in per_task)
     models = {m: {"name": m, "model": api} for m, (api, _) in plan.items()}
+    for model, cutoff in (cutoffs or {}).items():
+        models[model]["knowledge_cutoff"] = cutoff
     store.write_manifest(
         RunManifest(
             run_id=run_id,
             suite="toy",
             suite_path=str(suite),
-            tasks=list(TASKS),
+            tasks=list(task_ids),
             models=models,
             samples=samples,
             created_at=now,
@@ -64,7 +73,7 @@ def write_run(root: Path, suite: Path, run_id: str, plan: dict[str, tuple[str, l
     )
     tasks = run_tasks(store)
     for m, (model, (api, per_task)) in enumerate(plan.items()):
-        for task_id, kinds in zip(TASKS, per_task, strict=False):
+        for task_id, kinds in zip(task_ids, per_task, strict=False):
             task = tasks[task_id]
             for sample, kind in enumerate(kinds):
                 resolved = kind.get("resolved", False)

@@ -352,7 +352,7 @@ def _score_and_show(
     title: str,
     workspace: WorkspaceSource | None = None,
 ) -> RunSummary:
-    from evalkit.runs.display import errors_line, skipped_tasks_lines, summary_table
+    from evalkit.runs.display import cutoff_lines, errors_line, skipped_tasks_lines, summary_table
     from evalkit.runs.paths import RESULTS, SCORES, SUMMARY, TRAJECTORIES
     from evalkit.scoring.run_scores import score_run
 
@@ -361,6 +361,8 @@ def _score_and_show(
         summary = score_run(store, tasks, settings, judge, warn, workspace).summary
     console.print(summary_table(summary.models, title))
     written = summary.model_dump(mode="json")  # as summary.json holds it
+    for line in cutoff_lines(written):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     for line in skipped_tasks_lines(written):
         console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
     console.print(f"run folder: {store.dir} ({RESULTS}, {SCORES}, {SUMMARY}, {TRAJECTORIES}/)")

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from evalkit.cutoff import cutoff_text
 from evalkit.errors import EvalkitError
 from evalkit.plain_errors import plain_summary
 
@@ -99,6 +100,9 @@ class ModelSpec(BaseModel):
     tool_call_format: Literal["native", "text"] = Field(
         "native", description="`text`: also run tool calls written into the reply's text (<tool_call> blocks)."
     )
+    knowledge_cutoff: str | None = Field(
+        None, description="Training cutoff, 2025-06 or 2025-06-15: reports split the tasks committed after it."
+    )
 
     @field_validator("tool_choice")
     @classmethod
@@ -106,6 +110,11 @@ class ModelSpec(BaseModel):
         if value is not None and value not in TOOL_CHOICES and not _TOOL_NAME.match(value):
             raise ValueError("must be auto, required, none or a tool name")
         return value
+
+    @field_validator("knowledge_cutoff", mode="before")
+    @classmethod
+    def _knowledge_cutoff(cls, value: object) -> str | None:
+        return None if value is None else cutoff_text(value)  # a TOML date (2025-06-15 unquoted) too
 
     @field_validator("stop")
     @classmethod

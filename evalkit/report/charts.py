@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_seri
 
 from evalkit.agent.registry import DEFAULT_AGENT
 from evalkit.axes import JUDGE, LABELS, MEAN_AXES
+from evalkit.cutoff import AFTER_CUTOFF, CutoffSplit
 from evalkit.errors import EvalkitError
 from evalkit.report.pareto import pareto_frontier
 from evalkit.report.runs_data import (
@@ -32,6 +33,7 @@ from evalkit.report.runs_data import (
 )
 from evalkit.report.user_pairs import UserFigures, UserPairing, user_rows
 from evalkit.runs.paths import SUMMARY
+from evalkit.scoring.cutoff_figures import model_cutoffs, with_cutoff_splits
 from evalkit.scoring.run_scores import results_frame, summarize
 from evalkit.stats.reference import shipped_reference
 from evalkit.stats.suite_stats import MEASURES, task_figures
@@ -119,6 +121,14 @@ class ModelRow(BaseModel):
     user: str | None = None  # "simulated": the model could ask a simulated user (`ask_user`); None: it could not
     user_figures: UserFigures | None = None  # its ask rate, informative share and the simulator's cost
     user_pair: UserPairing | None = None  # resolved with and without a user, when a run of the other condition pairs
+    # resolved on the tasks committed after the model's knowledge cutoff (evalkit/cutoff.py); None: no cutoff,
+    # and then left out of leaderboard.json
+    after_cutoff: CutoffSplit | None = None
+
+    @model_serializer(mode="wrap")
+    def _cutoff_when_known(self, handler: SerializerFunctionWrapHandler) -> dict:
+        data = handler(self)
+        return data if self.after_cutoff is not None else {k: v for k, v in data.items() if k != AFTER_CUTOFF}
 
 
 class SuiteStats(BaseModel):
@@ -178,7 +188,7 @@ def _model_entry(model: str, run: LoadedRun) -> tuple[dict | None, str]:
         if entry.get("model") == model:
             return entry, SUMMARY
     frame = results_frame([r for r in run.records if r.model == model], list(run.scores.values()))
-    entries = summarize(frame, "model") if not frame.empty else []
+    entries = with_cutoff_splits(summarize(frame, "model"), frame, model_cutoffs(run.manifest.models))
     return (entries[0] if entries else None), "recomputed"
 
 
@@ -239,6 +249,7 @@ def _model_row(model: str, label: str, run: LoadedRun, published: Published) -> 
         integrity=IntegrityCounts.model_validate(entry["integrity"]),
         published={**published.get(api_model or "", {}), **published.get(model, {})},
         source=source,
+        after_cutoff=CutoffSplit.model_validate(entry[AFTER_CUTOFF]) if entry.get(AFTER_CUTOFF) else None,
     )
 
 

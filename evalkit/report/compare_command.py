@@ -13,12 +13,14 @@ from rich.console import Console
 
 from evalkit.files import write_atomic
 from evalkit.report.compare import ALPHA, DECIDING_AXES, MAX_DROP, compare_runs
+from evalkit.report.compare_cutoff import side_split
 from evalkit.report.compare_output import junit_report, markdown_report, print_comparison
 from evalkit.report.compare_pairs import check_levels, check_suites
 from evalkit.report.compare_tasks import loaded_task_difference, run_manifest, subset_note
 from evalkit.report.compare_user import user_condition, user_note
 from evalkit.results import load_results
 from evalkit.runs.paths import RunPaths
+from evalkit.scoring.cutoff_figures import frame_dates, model_cutoffs
 
 
 def _weights(run_dir: Path) -> dict | None:
@@ -68,6 +70,11 @@ def compare_command(
     )
     comparison.base_agent, comparison.new_agent = base_manifest.options.agent, new_manifest.options.agent
     comparison.base_user, comparison.new_user = user_condition(base_frame), user_condition(new_frame)
+    dates, outcomes = {**frame_dates(base_frame), **frame_dates(new_frame)}, comparison.task_outcomes
+    base_cutoff = model_cutoffs(base_manifest.models).get(comparison.base_model)
+    new_cutoff = model_cutoffs(new_manifest.models).get(comparison.new_model)
+    comparison.base_after_cutoff = side_split(outcomes, False, dates, base_cutoff)
+    comparison.new_after_cutoff = side_split(outcomes, True, dates, new_cutoff)
     if (note := user_note(comparison.base_user, comparison.new_user)) is not None:
         comparison.notes.insert(0, note)
     if only_base or only_new:

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from evalkit.report.compare_cutoff import cutoff_lines
 from evalkit.report.compare_integrity import integrity_lines, junit_properties, markdown_lines
 from evalkit.report.compare_record import AxisResult, Comparison, Flip
 from evalkit.report.compare_user import describe
@@ -104,6 +105,8 @@ def comparison_table(comparison: Comparison) -> Table:
 def print_comparison(comparison: Comparison, console: Console) -> None:
     console.print(comparison_table(comparison))
     console.print(escape(_setting(comparison)), highlight=False, soft_wrap=True)
+    for line in cutoff_lines(comparison):
+        console.print(escape(line), highlight=False, soft_wrap=True)
     for title, flips in (("resolved → unresolved", comparison.lost), ("unresolved → resolved", comparison.gained)):
         names = _flip_names(comparison, flips)
         console.print(f"{title} ({len(names)}): {escape(', '.join(names)) or '—'}", highlight=False, soft_wrap=True)
@@ -128,6 +131,8 @@ def markdown_report(comparison: Comparison) -> str:
         "",
         _setting(comparison),
         "",
+        *(f"- {line}" for line in cutoff_lines(comparison)),
+        *([""] if comparison.base_after_cutoff or comparison.new_after_cutoff else []),
         "| " + " | ".join(columns) + " |",
         "|" + "|".join("---" if c in ("axis", "verdict") else "---:" for c in columns) + "|",
     ]

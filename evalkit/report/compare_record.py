@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, computed_field, model_serializer
 
+from evalkit.cutoff import CutoffSplit
 from evalkit.report.compare_integrity import IntegrityComparison
 
 AxisVerdict = Literal["regression", "small_drop", "improvement", "no_change"]
@@ -86,6 +87,15 @@ class Comparison(BaseModel):
     task_outcomes: list[TaskOutcome]
     integrity: IntegrityComparison = Field(default_factory=IntegrityComparison)  # informs; never the exit code
     notes: list[str] = Field(default_factory=list)
+    # each side's resolved rate over the paired tasks after its model's knowledge cutoff (compare_cutoff);
+    # None: no cutoff, and then absent from the JSON
+    base_after_cutoff: CutoffSplit | None = None
+    new_after_cutoff: CutoffSplit | None = None
+
+    @model_serializer(mode="wrap")
+    def _cutoffs_when_known(self, handler: SerializerFunctionWrapHandler) -> dict:
+        unknown = {name for name in ("base_after_cutoff", "new_after_cutoff") if getattr(self, name) is None}
+        return {k: v for k, v in handler(self).items() if k not in unknown}
 
     @computed_field
     @property

@@ -119,7 +119,8 @@ def _csv(rows: Iterable[Sequence[Any]]) -> str:
 def leaderboard_csv(board: Leaderboard) -> str:
     """One row per suite × model (and its agent): the table's figures, pass@k and best-of-k for every k; `pareto` is
     the frontier of the page's chart (on cost, or on completion tokens when nothing costs anything),
-    `error_attempts` the attempts that ended in endpoint_error or sandbox_error."""
+    `error_attempts` the attempts that ended in endpoint_error or sandbox_error; the knowledge-cutoff
+    split (CUTOFF_COLUMNS) only when some model has a cutoff."""
     top_k = max((row.samples for suite in board.suites for row in suite.models), default=1)
     ks = [str(k) for k in range(1, top_k + 1)]
     benchmarks = list(board.benchmarks)
@@ -131,6 +132,8 @@ def leaderboard_csv(board: Leaderboard) -> str:
         "cost_per_resolved", "pareto", "errors", "error_attempts", "integrity_fail", "integrity_warn",
         *(f"published_{b}" for b in benchmarks), *USER_COLUMNS,
     ]  # fmt: skip
+    cutoffs = any(row.after_cutoff for suite in board.suites for row in suite.models)
+    header += list(CUTOFF_COLUMNS) if cutoffs else []  # only when a model has a knowledge cutoff
     rows: list[list[Any]] = [header]
     for suite in board.suites:
         for row in suite.models:
@@ -145,6 +148,7 @@ def leaderboard_csv(board: Leaderboard) -> str:
                     row.cost_per_task, row.cost_per_resolved, row.pareto, row.errors, sum(row.error_kinds.values()),
                     row.integrity.fail, row.integrity.warn,
                     *(row.published.get(b) for b in benchmarks), *_user_cells(row),
+                    *(_cutoff_cells(row) if cutoffs else []),
                 ]
             )  # fmt: skip
     return _csv(rows)
@@ -164,6 +168,15 @@ def _user_cells(row: ModelRow) -> list[Any]:
         f and f.cost_usd, pair and pair.with_user, pair and pair.without_user, pair and pair.tasks,
         pair and pair.other_run,
     ]  # fmt: skip
+
+
+# the split of a row whose model has a knowledge cutoff (evalkit/cutoff.py; empty otherwise)
+CUTOFF_COLUMNS = ("knowledge_cutoff", "after_cutoff_rate", "after_cutoff_tasks", "undated_tasks")
+
+
+def _cutoff_cells(row: ModelRow) -> list[Any]:
+    split = row.after_cutoff
+    return [split.cutoff, split.after_rate, split.after_tasks, split.undated_tasks] if split else [None] * 4
 
 
 def attempts_csv(refs: Sequence[AttemptRef]) -> str:

@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from evalkit.axes import COMPOSITE, JUDGE, LABELS, MEAN_AXES, NOT_APPLICABLE
+from evalkit.cutoff import AFTER_CUTOFF, CutoffSplit
 from evalkit.models.backoff import EndpointRegistry
 from evalkit.records import AttemptRecord
 from evalkit.runs.fitted_table import FitColumn, FittedTable
@@ -236,6 +237,8 @@ def summary_table(models: list[dict], title: str) -> FittedTable:
         column("attempts", 4, lambda entry: [str(entry["attempts"])]),
         column("resolved [95% CI]", 0, _resolved_or_error),
     ]
+    if any(entry.get(AFTER_CUTOFF) for entry in models):  # a model with a knowledge cutoff
+        columns.append(column("after cutoff", 1, _after_cutoff))
     if multi:
         columns.append(column("pass@k", 4, lambda e: [f"@{k} {v:.2f}" for k, v in e["pass_at_k"].items()], ", "))
     columns += [axis(name, 0 if name == COMPOSITE else 1) for name in MEAN_AXES]
@@ -260,6 +263,23 @@ def skipped_tasks_lines(summary: dict) -> list[str]:
         return []
     head = f"{summary['tasks_loaded']} of {summary['tasks_total']} tasks of the suite loaded; not run:"
     return [head, *(f"  {task['file']}: {task['reason']}" for task in skipped)]
+
+
+def cutoff_lines(summary: dict) -> list[str]:
+    """What the `after cutoff` column is over (summary.json): one line naming each model's cutoff and
+    the tasks without a commit date left out of it; no line when no model has a cutoff."""
+    splits = {e["model"]: CutoffSplit.model_validate(e[AFTER_CUTOFF]) for e in summary["models"] if e.get(AFTER_CUTOFF)}
+    if not splits:
+        return []
+    each = "; ".join(f"{model}: {split.note()}" for model, split in splits.items())
+    return [f"after cutoff: resolved on the tasks committed after the model's knowledge cutoff ({each})"]
+
+
+def _after_cutoff(entry: dict) -> list[str]:
+    if not entry.get(AFTER_CUTOFF):
+        return ["-"]
+    split = CutoffSplit.model_validate(entry[AFTER_CUTOFF])
+    return [split.rate_text(), f"({counted(split.after_tasks, 'task')})"]
 
 
 def _count(value: float | None) -> str:

@@ -33,6 +33,8 @@ MODEL_OPTIONS = (
 )  # fmt: skip
 # Spec fields that change how requests travel, not what a model answers: free to change on resume.
 TRANSPORT_FIELDS = frozenset({"request_timeout_s", "max_retries", "retry_base_s", "max_connections", "stream"})
+# What is known about a model, not how it is asked: free to change on resume (a cutoff learned later).
+DESCRIPTIVE_FIELDS = frozenset({"knowledge_cutoff"})
 # Where a model is served: free to change with --retry-errors, whose errors moving the endpoint may cure.
 ENDPOINT_FIELDS = frozenset({"base_url", "api_key_env", "extra_headers"})
 BUDGET_OPTIONS = {"max_turns": "--max-turns", "max_tokens": "--max-tokens",
@@ -155,7 +157,7 @@ def model_specs(args: RunArgs, resolve: Callable[[str], ModelSpec]) -> list[Mode
             continue
         spec = resolve(name)
         if args.manifest is not None and name in args.manifest.models:
-            free = TRANSPORT_FIELDS | (ENDPOINT_FIELDS if args.retry_errors else frozenset())
+            free = TRANSPORT_FIELDS | DESCRIPTIVE_FIELDS | (ENDPOINT_FIELDS if args.retry_errors else frozenset())
             _check_unchanged(spec, args.manifest.models[name], args.manifest.run_id, free)
         specs.append(spec)
     return specs

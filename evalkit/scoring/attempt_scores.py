@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evalkit.axes import AXES
+from evalkit.cutoff import COMMIT_DATE
 from evalkit.diffs import changed_paths, substantive_paths
 from evalkit.errors import EvalkitError
 from evalkit.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolved
@@ -86,6 +87,9 @@ class AttemptScores(BaseModel):
     model: str
     sample: int
     tags: list[str] = Field(default_factory=list)
+    # the task's commit author date (metadata.commit_date), for the knowledge-cutoff split (evalkit/cutoff.py);
+    # None: an undated task, or a row scored before dates were kept
+    commit_date: str | None = None
     correctness: CorrectnessAxis
     quality: QualityScore
     efficiency: EfficiencyScore
@@ -196,6 +200,7 @@ def score_attempt(
         model=record.model,
         sample=record.sample,
         tags=task.tags,
+        commit_date=task.metadata.get(COMMIT_DATE),
         **figures,
         composite=0.0 if failed_integrity or not worked else composite(axes, settings.weights),
         weights=applied_weights(settings.weights, {name for name, score in axes.items() if score is not None}),

@@ -32,6 +32,7 @@ from evalkit.runs.store import RunStore
 from evalkit.sandbox.workspace import Workspace, build_workspace
 from evalkit.scoring.aggregate import best_of_k, bootstrap_ci, pass_at_k
 from evalkit.scoring.attempt_scores import AttemptScores, ScoringSettings, draft_attempt_quality, score_attempt
+from evalkit.scoring.cutoff_figures import model_cutoffs, with_cutoff_splits
 from evalkit.scoring.judge import JudgeVerdict, judge_diff
 from evalkit.scoring.prices import price_for, user_price_for
 from evalkit.scoring.quality import QualityCache, finish_quality
@@ -122,7 +123,7 @@ def score_run(
         interaction_penalties=settings.interaction.model_dump(),
         errors=sum(kinds.values()),
         error_kinds=kinds,
-        models=summarize(frame, "model"),
+        models=with_cutoff_splits(summarize(frame, "model"), frame, model_cutoffs(manifest.models if manifest else {})),
         tags=summarize(frame.explode("tags").dropna(subset=["tags"]), "tags") if len(frame) else [],
     )
     summary.write(store.paths.summary)
@@ -143,6 +144,7 @@ def results_frame(records: list[AttemptRecord], scores: list[AttemptScores]) -> 
             "model": record.model,
             "sample": record.sample,
             "tags": score.tags,
+            "commit_date": score.commit_date,
             "resolved": score.correctness.resolved,
             "tests_resolved": score.correctness.tests_resolved,
             "integrity": score.integrity.verdict,

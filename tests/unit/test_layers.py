@@ -19,7 +19,8 @@ import evalkit
 # lowest first; a module may import its own layer or a lower one
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("evalkit.errors", "evalkit.wording", "evalkit.plain_errors", "evalkit.files", "evalkit.diffs",
-              "evalkit.flag_kinds", "evalkit.integrity", "evalkit.lazy_table", "evalkit.axes")),
+              "evalkit.flag_kinds", "evalkit.integrity", "evalkit.lazy_table", "evalkit.axes",
+              "evalkit.cutoff")),  # cutoff: the knowledge-cutoff rule, read by models, scoring and report
     ("tasks", ("evalkit.tasks", "evalkit.envs")),  # envs: SWE-bench install specs per (repo, version)
     ("records", ("evalkit.records",)),  # an attempt record carries its task's limits
     ("sandbox", ("evalkit.sandbox",)),

@@ -15,6 +15,10 @@ function leaderboardTable(suite) {
     { label: "agent", text: true, best: "low", value: (r) => r.agent, cell: agentCell },
     { label: "resolved % [95% CI]", best: "high", value: (r) => (allErrors(r) ? null : r.resolved_rate.mean), cell: resolvedCell },
   ];
+  // contamination control: resolved on the tasks committed after the model's knowledge cutoff
+  if (rows.some((r) => r.after_cutoff)) {
+    columns.push({ label: "after cutoff", best: "high", value: (r) => (r.after_cutoff ? r.after_cutoff.after_rate : null), cell: afterCutoffCell });
+  }
   // the simulated user (evalkit run --user simulated): both conditions side by side when two runs pair
   if (rows.some((r) => r.user_pair)) {
     columns.push(
@@ -180,6 +184,17 @@ function askCell(row) {
 function resolvedCell(row) {
   if (allErrors(row)) return h("span", { class: "no-result", title: "every attempt ended in an endpoint or harness error", text: "no result" });
   return [pct(row.resolved_rate.mean), h("span", { class: "ci", text: ci(row.resolved_rate, true) })];
+}
+
+// "after cutoff: 40.0 % (2 tasks)"; the cutoff and the tasks left out of the split in the tooltip
+function afterCutoffCell(row) {
+  const split = row.after_cutoff;
+  if (!split) return "—";
+  const tasks = (n) => n + (n === 1 ? " task" : " tasks");
+  const undated = split.undated_tasks ? "; " + tasks(split.undated_tasks) + " without a commit date left out" : "";
+  return h("span", { title: "resolved over the tasks committed after the knowledge cutoff " + split.cutoff +
+    " (" + tasks(split.tasks) + " in all" + undated + ")" },
+    "after cutoff: " + pct(split.after_rate), h("span", { class: "ci", text: " (" + tasks(split.after_tasks) + ")" }));
 }
 
 // "3 fail · 1 warn" or "clean"; the kinds and their counts in the tooltip
