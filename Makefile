@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 EVALKIT := $(VENV)/bin/evalkit
 
-.PHONY: setup venv engine base-image browser llama ray registry demo demo-llm validate test test-unit lint bench clean
+.PHONY: setup venv engine base-image browser llama ray registry demo demo-llm validate validate-real bench-real test test-unit lint bench clean
 
 setup: venv engine base-image
 
@@ -59,6 +59,7 @@ LLM_RUN ?= llm-$(shell date +%Y%m%d-%H%M%S)
 LLM_RUN := $(LLM_RUN)
 LLM_TOOL_CHOICE ?= auto
 LLM_LIMITS ?= --max-turns 6 --wall-time 90 --concurrency 1
+LLM_SUITE ?= tasks/demo# the real suite's baseline: make demo-llm LLM_SUITE=tasks/python-libs
 
 demo-llm: setup llama
 	@url=$$(VENV=$(VENV) bash scripts/serve-llama.sh start $(LLM_DIR)) || exit 1; \
@@ -67,11 +68,20 @@ demo-llm: setup llama
 	  echo 'request_timeout_s = 120'; echo 'max_retries = 1'; echo 'max_tokens = 256'; echo 'temperature = 0.0'; \
 	  if [ -n "$(LLM_TOOL_CHOICE)" ]; then echo 'tool_choice = "$(LLM_TOOL_CHOICE)"'; fi; \
 	} > $(LLM_DIR)/evalkit.toml; \
-	$(EVALKIT) run --suite tasks/demo --model smollm2 --config $(LLM_DIR)/evalkit.toml --run-id $(LLM_RUN) $(LLM_LIMITS) \
+	$(EVALKIT) run --suite $(LLM_SUITE) --model smollm2 --config $(LLM_DIR)/evalkit.toml --run-id $(LLM_RUN) $(LLM_LIMITS) \
 	  && $(EVALKIT) report reports/runs/$(LLM_RUN) --out reports/leaderboard-llm
 
 validate: setup
 	$(EVALKIT) tasks validate tasks/demo
+
+# The shipped suite of real tasks (docs/suite-python-libs.md): every task's reference x3 and empty
+# change; the first run builds each repository's environment image (PyPI through the host's CA bundle).
+REAL_SUITE := tasks/python-libs
+validate-real: setup
+	$(EVALKIT) tasks validate $(REAL_SUITE) --concurrency 2
+
+bench-real: setup
+	$(VENV)/bin/python benchmarks/real_suite.py --suite $(REAL_SUITE)
 
 test: setup browser llama ray registry
 	$(VENV)/bin/ruff check .

@@ -251,7 +251,7 @@ def tasks_pack(
     description: Annotated[str, typer.Option(help="The suite's description.")] = "",
 ) -> None:
     """Pack a gathered suite to travel alone: each repository one small git bundle of the base trees."""
-    from evalkit.tasks.pack import Upstream, pack_suite, write_upstreams
+    from evalkit.gather.pack import Upstream, pack_suite, write_upstreams
 
     upstreams = {}
     for given in upstream:

@@ -17,6 +17,7 @@ from evalkit.verify.junit import TestStatus
 @pytest.mark.parametrize(
     ("date", "era", "hold"),
     [
+        ("2016-05-01T10:00:00+02:00", "pytest<4", "2018-11-13T00:00:00Z"),  # '[pytest]' in setup.cfg still read
         ("2019-05-01T10:00:00+02:00", "python<3.10", "2021-10-04T00:00:00Z"),
         ("2021-10-03T23:00:00+00:00", "python<3.10", "2021-10-04T00:00:00Z"),
         ("2021-10-05T00:00:00+00:00", "pytest<8", "2024-01-27T00:00:00Z"),

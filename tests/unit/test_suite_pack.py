@@ -12,10 +12,10 @@ import pytest
 import tomli_w
 
 from evalkit.errors import EvalkitError
+from evalkit.gather.pack import Upstream, pack_suite
 from evalkit.sandbox.images import CA_FILE, with_host_files
 from evalkit.sandbox.workspace import build_workspace
 from evalkit.tasks.load import load_suite
-from evalkit.tasks.pack import Upstream, pack_suite
 
 DIFF = "--- a/lib.py\n+++ b/lib.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
 
