@@ -14,6 +14,7 @@ host's); the agent phase still runs without network.
 
 from __future__ import annotations
 
+import ast
 import configparser
 import hashlib
 import json
@@ -199,6 +200,26 @@ def detect_environment(read: Callable[[str], str | None], has_folder: Callable[[
         sorted(unique.values()), sources, has_folder("src"), notes, installable, build,
         runner_pin, requires_python, classifiers,
     )  # fmt: skip
+
+
+# What Python 3 says of Python 2 code (a newer Python's syntax on the host's older one says otherwise)
+_PYTHON2 = re.compile(
+    r"Missing parentheses in call to '(print|exec)'|leading zeros in decimal integer literals"
+    r"|multiple exception types must be parenthesized"
+)
+
+
+def python2_only(read: Callable[[str], str | None], paths: list[str]) -> str | None:
+    """Why no offered base can run the change's code: the first of `paths` (the files the change
+    edits, read at the base) that is Python 2 (the oldest base is 3.9); None when none is."""
+    for path in paths:
+        text = read(path) if path.endswith(".py") else None
+        try:
+            ast.parse(text or "")
+        except SyntaxError as exc:
+            if _PYTHON2.search(str(exc.msg)):
+                return f"Python 2 code ({path}, line {exc.lineno}: {exc.msg}); no base offers Python 2"
+    return None
 
 
 def _pip_wheel(dest: Path) -> str:

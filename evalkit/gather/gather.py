@@ -22,11 +22,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from evalkit.diffs import DEFAULT_TEST_GLOBS, parsed_diff
+from evalkit.diffs import DEFAULT_TEST_GLOBS, changed_paths, parsed_diff
 from evalkit.errors import EvalkitError
 from evalkit.files import write_atomic
 from evalkit.gather.display import GatherDisplay
-from evalkit.gather.environment import HOST_CA_BUNDLE, Environment, detect_environment, write_recipe
+from evalkit.gather.environment import HOST_CA_BUNDLE, Environment, detect_environment, python2_only, write_recipe
 from evalkit.gather.era import Era, era_of
 from evalkit.gather.history import (
     DEFAULT_PYTHON_FILES,
@@ -197,7 +197,11 @@ def _screen(
                 display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), stage, screened)))
                 continue
             stage = "environment"
-            env, era = detect_environment(*_reader(g.local, commit.parent)), era_of(commit.date)
+            read, has_folder = _reader(g.local, commit.parent)
+            if python2 := python2_only(read, changed_paths(screened.patch)):
+                display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), stage, python2)))
+                continue
+            env, era = detect_environment(read, has_folder), era_of(commit.date)
             image = write_recipe(env, g.name, g.out, g.options.ca_bundle, era)
         except Exception as exc:  # one commit's failure is one rejection
             display.screened_one(journal.reject(_failed(commit, stage, exc)))
