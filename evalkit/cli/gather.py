@@ -55,6 +55,9 @@ def gather_command(
     max_prompt_chars: Annotated[int, typer.Option(min=40)] = 400,
     rewriter: Annotated[str | None, typer.Option(help="Model that rewrites prompts (any --model name).")] = None,
     runs: Annotated[int, typer.Option(min=1, help="Test runs before and after, to drop flaky tests.")] = 3,
+    test_timeout: Annotated[
+        float, typer.Option(min=1, help="Seconds one test run may take; a slower candidate is left out.")
+    ] = 180,
     max_pass_to_pass: Annotated[int, typer.Option(min=0, help="PASS_TO_PASS tests kept per task (sampled).")] = 50,
     neighbour_modules: Annotated[
         int, typer.Option(min=0, help="Existing test modules beside the touched ones, run for PASS_TO_PASS.")
@@ -105,6 +108,7 @@ def gather_command(
         test_globs=tuple(test_glob) if test_glob else None,
         max_prompt_chars=max_prompt_chars,
         runs=runs,
+        test_timeout_s=test_timeout,
         max_pass_to_pass=max_pass_to_pass,
         neighbour_modules=neighbour_modules,
         ca_bundle=ca_bundle,

@@ -73,6 +73,9 @@ class GatherOptions:
     test_globs: tuple[str, ...] | None = None  # None: where the repository keeps its tests (layout.py)
     max_prompt_chars: int = 400
     runs: int = 3
+    # one test run's wall time: a commit whose base makes its tests crawl (a denial-of-service fix:
+    # sqlparse's tests ran for over 6 minutes on the base) costs a gather 2 x runs of them
+    test_timeout_s: float = 180
     max_pass_to_pass: int = 50
     neighbour_modules: int = 5  # existing test modules beside the touched ones, run for PASS_TO_PASS
     ca_bundle: Path = HOST_CA_BUNDLE
@@ -252,7 +255,7 @@ def _tested(
         repo=name,
         image=str((out / task_id / work.image).resolve()) if work.image != "python" else work.image,  # as load_suite
         source=TaskSource(git=g.source, base_commit=commit.parent),
-        tests=TestSpec(command=work.env.test_command, fail_to_pass=["placeholder"]),
+        tests=TestSpec(command=work.env.test_command, fail_to_pass=["placeholder"], timeout_s=options.test_timeout_s),
         patch=candidate.patch,
         test_patch=candidate.test_patch,
     )

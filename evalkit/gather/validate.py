@@ -118,7 +118,8 @@ def validate_candidate(
     if not touched:
         return CandidateTests(reason="the test part leaves no test module to run")
     files = touched + [m for m in neighbours if m not in touched]
-    probe = provisional.model_copy(update={"tests": TestSpec(command=provisional.tests.command, fail_to_pass=files)})
+    spec = TestSpec(command=provisional.tests.command, fail_to_pass=files, timeout_s=provisional.tests.timeout_s)
+    probe = provisional.model_copy(update={"tests": spec})
     before_runs = [evaluate_patch(probe, "", backend) for _ in range(runs)]
     after_runs = [evaluate_patch(probe, provisional.patch, backend) for _ in range(runs)]
     classified = _classified(provisional, before_runs, after_runs, cap, per_function, touched)
