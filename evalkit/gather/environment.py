@@ -202,23 +202,25 @@ def detect_environment(read: Callable[[str], str | None], has_folder: Callable[[
     )  # fmt: skip
 
 
-# What Python 3 says of Python 2 code (a newer Python's syntax on the host's older one says otherwise)
-_PYTHON2 = re.compile(
+# What today's Python says of code only an older one reads: Python 2, and `f(x for x in y, )`,
+# which 3.7 refused (a newer Python's syntax on the host's older one says something else)
+_OLDER_PYTHON = re.compile(
     r"Missing parentheses in call to '(print|exec)'|leading zeros in decimal integer literals"
-    r"|multiple exception types must be parenthesized"
+    r"|multiple exception types must be parenthesized|Generator expression must be parenthesized"
 )
 
 
-def python2_only(read: Callable[[str], str | None], paths: list[str]) -> str | None:
+def older_python_only(read: Callable[[str], str | None], paths: list[str]) -> str | None:
     """Why no offered base can run the change's code: the first of `paths` (the files the change
-    edits, read at the base) that is Python 2 (the oldest base is 3.9); None when none is."""
+    edits, read at the base) that only a Python older than any base reads (the oldest is 3.9);
+    None when none is."""
     for path in paths:
         text = read(path) if path.endswith(".py") else None
         try:
             ast.parse(text or "")
         except SyntaxError as exc:
-            if _PYTHON2.search(str(exc.msg)):
-                return f"Python 2 code ({path}, line {exc.lineno}: {exc.msg}); no base offers Python 2"
+            if _OLDER_PYTHON.search(str(exc.msg)):
+                return f"code for an older Python ({path}, line {exc.lineno}: {exc.msg}); the oldest base is 3.9"
     return None
 
 

@@ -26,7 +26,7 @@ from evalkit.diffs import DEFAULT_TEST_GLOBS, changed_paths, parsed_diff
 from evalkit.errors import EvalkitError
 from evalkit.files import write_atomic
 from evalkit.gather.display import GatherDisplay
-from evalkit.gather.environment import HOST_CA_BUNDLE, Environment, detect_environment, python2_only, write_recipe
+from evalkit.gather.environment import HOST_CA_BUNDLE, Environment, detect_environment, older_python_only, write_recipe
 from evalkit.gather.era import Era, era_of
 from evalkit.gather.history import (
     DEFAULT_PYTHON_FILES,
@@ -201,8 +201,8 @@ def _screen(
                 continue
             stage = "environment"
             read, has_folder = _reader(g.local, commit.parent)
-            if python2 := python2_only(read, changed_paths(screened.patch)):
-                display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), stage, python2)))
+            if older := older_python_only(read, changed_paths(screened.patch)):
+                display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), stage, older)))
                 continue
             env, era = detect_environment(read, has_folder), era_of(commit.date)
             image = write_recipe(env, g.name, g.out, g.options.ca_bundle, era)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.gather.environment import detect_environment, needs_recipe, python2_only, recipe_files, write_recipe
+from evalkit.gather.environment import detect_environment, needs_recipe, older_python_only, recipe_files, write_recipe
 from evalkit.gather.era import CURRENT, era_of, python_base_for, runner_requirement
 from evalkit.gather.new_tests import tests_are_new
 from evalkit.gather.validate import classify_tests
@@ -166,16 +166,19 @@ def test_a_repository_declaring_no_python_gets_its_eras():
     assert "ARG BASE_IMAGE=evalkit/base-bookworm:latest" in own["Dockerfile"]  # what it declares wins
 
 
-def test_python_2_code_is_named_before_any_image_is_built():
-    """sqlparse of 2009 is Python 2: its candidates failed in the sandbox with a SyntaxError (5 of
-    the 34 of a gather); no base can run them, so they are left out at the environment stage."""
+def test_code_for_an_older_python_is_named_before_any_image_is_built():
+    """sqlparse of 2009 is Python 2, toolz of 2016 passes `f(x for x in y, )` (refused since 3.7):
+    their candidates failed in the sandbox with a SyntaxError (5 of the 34 of a gather, 7 of the
+    first 9); no base can run them, so they are left out at the environment stage."""
     files = {
         "sqlparse/engine.py": "def run(stream):\n    print 'running'\n",
         "sqlparse/lexer.py": "try:\n    pass\nexcept ValueError, e:\n    pass\n",
+        "toolz/functoolz.py": "names = tuple(\n    f.__name__ for f in funcs,\n)\n",
         "sqlparse/modern.py": "type Alias = list[int]\n",  # 3.12 syntax: the host may not parse it, not Python 2
         "README": "print 'not python'\n",
     }
-    said = python2_only(files.get, ["README", "sqlparse/modern.py", "sqlparse/engine.py"])
-    assert said is not None and said.startswith("Python 2 code (sqlparse/engine.py, line 2")
-    assert python2_only(files.get, ["sqlparse/lexer.py"]) is not None
-    assert python2_only(files.get, ["sqlparse/modern.py", "README", "absent.py"]) is None
+    said = older_python_only(files.get, ["README", "sqlparse/modern.py", "sqlparse/engine.py"])
+    assert said is not None and said.startswith("code for an older Python (sqlparse/engine.py, line 2")
+    assert older_python_only(files.get, ["sqlparse/lexer.py"]) is not None
+    assert "Generator expression must be parenthesized" in older_python_only(files.get, ["toolz/functoolz.py"])
+    assert older_python_only(files.get, ["sqlparse/modern.py", "README", "absent.py"]) is None
