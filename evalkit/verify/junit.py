@@ -19,13 +19,22 @@ class TestStatus(StrEnum):
 
 def _node_id(file: str | None, classname: str, name: str) -> str:
     """Rebuild a pytest node id from xunit1 attributes: the module part of `classname` maps to
-    `file`, what follows it are the test classes."""
-    if not file:
-        parts = classname.split(".")
-        return "/".join(parts[:-1]) + f".py::{parts[-1]}::{name}" if len(parts) > 1 else f"{classname}::{name}"
-    module = file[:-3].replace("/", ".") if file.endswith(".py") else file
-    classes = classname[len(module) :].strip(".") if classname.startswith(module) else ""
-    return "::".join([file, *[c for c in classes.split(".") if c], name])
+    `file`, what follows it are the test classes. `file` is where the function is *defined*: a test
+    a class of another module inherits (pyflakes' test_doctests.py runs test_imports.py's methods)
+    has a `classname` of the module that runs it, whose trailing capitalised parts are classes."""
+    module = file[:-3].replace("/", ".") if file and file.endswith(".py") else file
+    if file and module and (classname == module or classname.startswith(module + ".")):
+        classes = classname[len(module) :].strip(".")
+        return "::".join([file, *[c for c in classes.split(".") if c], name])
+    parts = classname.split(".")
+    split = len(parts)
+    while split > 1 and parts[split - 1][:1].isupper():
+        split -= 1
+    if split == len(parts) and not file:  # no class named: the last part is taken for one, as before
+        split -= 1
+    if split == 0 or split == len(parts):
+        return "::".join([file or classname, name])
+    return "/".join(parts[:split]) + ".py::" + "::".join([*parts[split:], name])
 
 
 def parse_junit(xml_text: str) -> dict[str, TestStatus]:

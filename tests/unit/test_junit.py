@@ -41,3 +41,22 @@ def test_a_test_reported_twice_keeps_the_worse_status():
 def test_single_testsuite_root_is_accepted():
     xml = '<testsuite name="pytest"><testcase classname="t.test_x" name="test_y" file="t/test_x.py"/></testsuite>'
     assert parse_junit(xml) == {"t/test_x.py::test_y": TestStatus.PASSED}
+
+
+def test_an_inherited_test_is_named_by_the_module_that_runs_it():
+    """xunit1's `file` is where the test function is *defined*: pyflakes' test_doctests.py runs
+    test_imports.py's methods again in its own classes, and taking `file` for the module gave them
+    test_imports.py's ids without a class (`test_imports.py::test_aliasedImport`), colliding with
+    the real ones: 4 of its gathered candidates were rejected as failing with the change."""
+    xml = (
+        '<testsuite><testcase classname="pyflakes.test.test_imports.Test" name="test_aliased" '
+        'file="pyflakes/test/test_imports.py"/>'
+        '<testcase classname="pyflakes.test.test_doctests.TestImports" name="test_aliased" '
+        'file="pyflakes/test/test_imports.py"><failure message="doctest"/></testcase>'
+        '<testcase classname="tests.helpers.case.TestLedger" name="test_x" file="tests/base.py"/></testsuite>'
+    )
+    assert parse_junit(xml) == {
+        "pyflakes/test/test_imports.py::Test::test_aliased": TestStatus.PASSED,
+        "pyflakes/test/test_doctests.py::TestImports::test_aliased": TestStatus.FAILED,
+        "tests/helpers/case.py::TestLedger::test_x": TestStatus.PASSED,
+    }
