@@ -1,10 +1,11 @@
 """How to install and test a gathered repository, and the image recipe that does it.
 
 Dependencies are read, never executed: `[project]` dependencies and test/dev extras and
-dependency groups of pyproject.toml, `install_requires` / test extras of setup.cfg, and the usual
-requirements files. The recipe follows the commit's era (era.py): the venv gets the era's pytest
-(installed in it, whatever pytest the base has), PyPI is held to the era's end when that installs,
-and the base is the Python base `requires-python` / classifiers choose. A commit of today's era
+dependency groups of pyproject.toml, `install_requires` / test extras of setup.cfg and (literal
+lists only) of setup.py's `setup(...)`, and the usual requirements files. The recipe follows the
+commit's era (era.py): the venv gets the era's pytest (installed in it, whatever pytest the base
+has), PyPI is held to the era's end when that installs, and the base is the Python base
+`requires-python` / classifiers choose. A commit of today's era
 with no dependency, no pytest pin and no declared Python keeps the stock `python` recipe. Otherwise
 a recipe folder is written beside the suite: the chosen base plus a venv (with the system site
 packages) into which pip installs the runner and the requirements at build time.
@@ -131,6 +132,29 @@ def _from_setup_cfg(text: str) -> list[str]:
     return found
 
 
+def _from_setup_py(text: str) -> list[str]:
+    """`install_requires` and the test extras of a `setup(...)` call, when they are literal lists:
+    parsed, never run (Jinja 3.0 keeps its one dependency, MarkupSafe, only there)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup"):
+            continue
+        for keyword in node.keywords:
+            try:
+                value = ast.literal_eval(keyword.value)
+            except ValueError:
+                continue
+            if keyword.arg == "install_requires" and isinstance(value, list | tuple):
+                found += [r for r in value if isinstance(r, str)]
+            elif keyword.arg == "extras_require" and isinstance(value, dict):
+                found += [r for extra in TEST_EXTRAS for r in value.get(extra, []) if isinstance(r, str)]
+    return found
+
+
 def _python_facts(read: Callable[[str], str | None]) -> tuple[str | None, list[str]]:
     """`requires-python` (pyproject, setup.cfg, or a literal `python_requires=` in setup.py, read
     not run) and the version classifiers."""
@@ -163,7 +187,11 @@ def detect_environment(read: Callable[[str], str | None], has_folder: Callable[[
     """What the repository at its base commit needs to run its tests (pure given `read`)."""
     requirements: list[str] = []
     sources: list[str] = []
-    for name, parse in (("pyproject.toml", _from_pyproject), ("setup.cfg", _from_setup_cfg)):
+    for name, parse in (
+        ("pyproject.toml", _from_pyproject),
+        ("setup.cfg", _from_setup_cfg),
+        ("setup.py", _from_setup_py),
+    ):
         text = read(name)
         if text:
             found = parse(text)
@@ -177,7 +205,7 @@ def detect_environment(read: Callable[[str], str | None], has_folder: Callable[[
             sources.append(name)
     notes = []
     if read("setup.py") and not sources:
-        notes.append("setup.py is not executed: its install_requires are not read")
+        notes.append("setup.py is not executed: install_requires not given as a literal list are not read")
     pyproject = read("pyproject.toml")
     build: list[str] = []
     if pyproject:

@@ -87,6 +87,12 @@ def test_environment_reads_declared_dependencies_without_running_anything():
     assert env.test_command.startswith("python -m pip install --quiet --no-deps --no-build-isolation --no-index -e .")
     bare = detect_environment({"setup.py": "setup()"}.get, lambda path: False)
     assert bare.requirements == ["setuptools>=61", "wheel"] and "setup.py is not executed" in bare.notes[0]
+    # Jinja 3.0 names MarkupSafe only in setup.py: literal lists are read (parsed, never run)
+    jinja = 'from setuptools import setup\nsetup(name="Jinja2", install_requires=["MarkupSafe>=2.0"],\n'
+    jinja += '      extras_require={"i18n": ["Babel>=2.7"], "testing": ["pytest"]}, version=VERSION)\n'
+    found = detect_environment({"setup.py": jinja}.get, lambda path: False)
+    assert found.requirements == ["MarkupSafe>=2.0", "setuptools>=61", "wheel"] and found.sources == ["setup.py"]
+    assert found.runner_pin == "pytest"  # the testing extra's pytest is the runner's pin
     hatch = '[build-system]\nrequires = ["hatchling"]\n[project]\nname = "x"\n'
     assert detect_environment({"pyproject.toml": hatch}.get, lambda path: False).requirements == ["hatchling"]
     plain = detect_environment({"requirements.txt": "six\n"}.get, lambda path: False)
