@@ -19,6 +19,7 @@ import ast
 import configparser
 import hashlib
 import json
+import posixpath
 import re
 import shutil
 import subprocess
@@ -240,10 +241,12 @@ _OLDER_PYTHON = re.compile(
 
 def older_python_only(read: Callable[[str], str | None], paths: list[str]) -> str | None:
     """Why no offered base can run the change's code: the first of `paths` (the files the change
-    edits, read at the base) that only a Python older than any base reads (the oldest is 3.9);
-    None when none is."""
+    edits, read at the base) inside a package (its folder has an `__init__.py`: not a script or an
+    example, such as Jinja's Python 2 `ext/django2jinja`) that only a Python older than any base
+    reads (the oldest is 3.9); None when none is."""
     for path in paths:
-        text = read(path) if path.endswith(".py") else None
+        packaged = path.endswith(".py") and read(posixpath.join(posixpath.dirname(path), "__init__.py")) is not None
+        text = read(path) if packaged else None
         try:
             ast.parse(text or "")
         except SyntaxError as exc:

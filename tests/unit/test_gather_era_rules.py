@@ -176,9 +176,13 @@ def test_code_for_an_older_python_is_named_before_any_image_is_built():
         "toolz/functoolz.py": "names = tuple(\n    f.__name__ for f in funcs,\n)\n",
         "sqlparse/modern.py": "type Alias = list[int]\n",  # 3.12 syntax: the host may not parse it, not Python 2
         "README": "print 'not python'\n",
+        "ext/django2jinja/convert.py": "print 'an example script, not the package'\n",
+        "sqlparse/__init__.py": "",
+        "toolz/__init__.py": "",
     }
     said = older_python_only(files.get, ["README", "sqlparse/modern.py", "sqlparse/engine.py"])
     assert said is not None and said.startswith("code for an older Python (sqlparse/engine.py, line 2")
     assert older_python_only(files.get, ["sqlparse/lexer.py"]) is not None
     assert "Generator expression must be parenthesized" in older_python_only(files.get, ["toolz/functoolz.py"])
     assert older_python_only(files.get, ["sqlparse/modern.py", "README", "absent.py"]) is None
+    assert older_python_only(files.get, ["ext/django2jinja/convert.py"]) is None  # outside any package
