@@ -113,6 +113,7 @@ def pack_suite(
 ) -> list[PackedRepository]:
     """Write the suite at `source` (tasks on local git repositories) as a self-contained suite at
     `out`; every repository needs its upstream address and license in `upstreams`."""
+    out = out.resolve()  # git writes the bundle from another folder
     tasks = load_suite(source).tasks
     by_repo: dict[str, list[Task]] = {}
     for task in tasks:

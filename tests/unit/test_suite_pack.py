@@ -99,6 +99,14 @@ def test_workspace_from_a_bundle_equals_the_one_from_the_repository(tmp_path: Pa
     assert after.base_commit == before.base_commit
 
 
+def test_a_relative_out_folder_is_where_the_bundle_goes(tmp_path: Path, monkeypatch) -> None:
+    commits = _upstream_repo(tmp_path / "owner__lib.git")
+    gathered = _gathered_suite(tmp_path / "gathered", tmp_path / "owner__lib.git", commits[:1])
+    monkeypatch.chdir(tmp_path)
+    pack_suite(gathered, Path("shipped"), "lib", "", {"owner__lib": Upstream("u", "MIT")})
+    assert (tmp_path / "shipped" / "repos" / "owner__lib.bundle").is_file()
+
+
 def test_a_repository_without_its_upstream_is_refused(tmp_path: Path) -> None:
     commits = _upstream_repo(tmp_path / "owner__lib.git")
     gathered = _gathered_suite(tmp_path / "gathered", tmp_path / "owner__lib.git", commits[:1])
