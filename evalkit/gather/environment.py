@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import contextlib
 import hashlib
 import json
 import posixpath
@@ -141,12 +142,25 @@ def _from_setup_py(text: str) -> list[str]:
     except SyntaxError:
         return []
     found: list[str] = []
+    named = {}  # module-level NAME = literal (marshmallow: extras_require=EXTRAS_REQUIRE)
+    for statement in tree.body:
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+        ):
+            with contextlib.suppress(ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                named[statement.targets[0].id] = ast.literal_eval(statement.value)
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup"):
             continue
         for keyword in node.keywords:
             try:
-                value = ast.literal_eval(keyword.value)
+                value = (
+                    named.get(keyword.value.id)
+                    if isinstance(keyword.value, ast.Name)
+                    else ast.literal_eval(keyword.value)
+                )
             except ValueError:
                 continue
             if keyword.arg == "install_requires" and isinstance(value, list | tuple):

@@ -93,6 +93,11 @@ def test_environment_reads_declared_dependencies_without_running_anything():
     found = detect_environment({"setup.py": jinja}.get, lambda path: False)
     assert found.requirements == ["MarkupSafe>=2.0", "setuptools>=61", "wheel"] and found.sources == ["setup.py"]
     assert found.runner_pin == "pytest"  # the testing extra's pytest is the runner's pin
+    # marshmallow names its extras in a module-level dict
+    marshmallow = 'EXTRAS = {"tests": ["pytest", "simplejson"], "lint": ["flake8"]}\nEXTRAS["dev"] = EXTRAS["tests"]\n'
+    marshmallow += 'setup(name="marshmallow", install_requires=["packaging>=17.0"], extras_require=EXTRAS)\n'
+    read = detect_environment({"setup.py": marshmallow}.get, lambda path: False)
+    assert read.requirements == ["packaging>=17.0", "setuptools>=61", "simplejson", "wheel"]
     hatch = '[build-system]\nrequires = ["hatchling"]\n[project]\nname = "x"\n'
     assert detect_environment({"pyproject.toml": hatch}.get, lambda path: False).requirements == ["hatchling"]
     plain = detect_environment({"requirements.txt": "six\n"}.get, lambda path: False)
