@@ -2,7 +2,8 @@
 commits scanned to tasks kept, and this session's validation rate.
 
 The funnel counts the commits of the scanned window: screened out by size and shape, candidates
-left, how many were validated (decided at the prompt or validation stage), accepted, and kept in
+left, how many were validated (decided at the prompt or validation stage; a candidate left out at
+the environment stage, such as Python 2 code, never reached a sandbox), accepted, and kept in
 the suite (`--max-tasks`); survival is accepted / validated (SWE-rebench reports ~14 %). The
 environment rate is the share of candidates whose tests ran in the sandbox (accepted or not) for
 which some test passed: the era's image, install and collection worked (SWE-bench-Live's
@@ -71,7 +72,7 @@ def funnel_of(scanned: int, decisions: list[Decision], kept: int) -> Funnel:
         scanned=scanned,
         screened_out=screened_out,
         candidates=scanned - screened_out,
-        validated=accepted + sum(n for stage, n in rejected.items() if stage != "history"),
+        validated=accepted + sum(n for stage, n in rejected.items() if stage in ("prompt", "validation")),
         accepted=accepted,
         kept=kept,
         rejected_by_stage=dict(sorted(rejected.items())),

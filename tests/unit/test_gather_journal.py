@@ -117,9 +117,11 @@ def test_the_funnel_reports_the_share_of_environments_that_ran_the_tests(tmp_pat
     decisions = [decision(journal, "a", "history"), decision(journal, "b", "validation", "accepted")]
     decisions += [journal.reject(Rejection(s, s, "validation", "tests fail", "ran")) for s in "cd"]
     decisions += [journal.reject(Rejection("e", "e", "validation", "ImportError: MutableMapping", "failed"))]
+    decisions += [journal.reject(Rejection("f", "f", "environment", "code for an older Python"))]
     reread = Journal(tmp_path, "/r").read()  # the evidence survives a resumed gather
-    funnel = funnel_of(5, list(reread.values()), kept=1)
+    funnel = funnel_of(6, list(reread.values()), kept=1)
     assert (funnel.environment_ran, funnel.environment_failed) == (3, 1)
+    assert (funnel.candidates, funnel.validated) == (5, 4)  # the environment-stage one never reached a sandbox
     assert funnel.as_json()["environment_rate"] == 0.75
     assert funnel.line().endswith("environment ran the tests of 3 of 4 (75%)")
     assert funnel_of(1, decisions[:1], kept=0).environment_rate is None
