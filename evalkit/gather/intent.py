@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 
 from evalkit.diffs import parsed_diff
-from evalkit.gather.prompts import cap, clean, prompt_from_message
+from evalkit.gather.prompts import clean, prompt_from_message
+from evalkit.gather.sentences import sentences, shorten
 
 _NOTES = re.compile(r"(^|/)(changes|changelog|news|history|release[-_ ]?notes|whatsnew)[^/]*$", re.I)
 _ROLE = re.compile(r":[\w:]+:`~?([^`<]+?)(?:\s*<[^>]*>)?`")  # rst :func:`name` → name
@@ -75,7 +76,10 @@ def intent_draft(message: str, patch: str, max_chars: int = 400) -> str:
     notes = release_notes(patch)
     if notes and notes.lower().rstrip(".") not in said.lower():
         said += f" Release note: {notes}"
-    where = _where(*places(patch))
-    if len(said) + len(where) + 1 > max_chars:
-        said = cap(said, max(40, max_chars - len(where) - 1))
-    return cap(f"{said} {where}".strip(), max_chars)
+    files, names = places(patch)
+    first = sentences(said)[0]
+    for where in (_where(files, names), _where(files, []), ""):  # the request comes before the hint
+        room = max_chars - len(where) - 1
+        if len(first) <= room:
+            return f"{shorten(said, room)} {where}".strip()
+    return shorten(said, max_chars)

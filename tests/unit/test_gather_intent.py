@@ -52,9 +52,17 @@ def test_the_draft_says_what_and_why_and_where_without_code():
     assert 200 <= len(draft) <= 400
 
 
-def test_the_draft_is_capped_but_keeps_where_the_work_is():
+def test_the_draft_is_shortened_by_whole_sentences_and_keeps_where_the_work_is():
     draft = intent_draft("Rework parsing\n\n" + "The parser was slow and wrong. " * 30, PATCH, max_chars=250)
-    assert len(draft) <= 250 and draft.endswith("around `Decoder`.") and "…" in draft
+    assert len(draft) <= 250 and draft.endswith("wrong. The work is in `toml/decoder.py`, around `Decoder`.")
+    assert draft.startswith("Rework parsing. The parser was slow and wrong.") and "…" not in draft
+
+
+def test_a_subject_too_long_for_the_hint_keeps_the_subject_whole():
+    subject = "Let the decoder read arrays nested to any depth inside inline tables and arrays of tables"
+    draft = intent_draft(subject, PATCH, max_chars=len(subject) + 40)
+    assert draft == subject + ". The work is in `toml/decoder.py`."
+    assert intent_draft(subject, PATCH, max_chars=len(subject) + 5) == subject + "."
 
 
 def test_release_notes_are_prose_without_headings_or_markup():
