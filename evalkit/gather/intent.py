@@ -1,19 +1,22 @@
 """A deterministic intent for a gathered task: what to change and why, in a developer's words, from
 the commit message (subject and body), the release notes the change adds (CHANGELOG, NEWS...) and
-where the diff works (touched modules and the existing functions and classes it edits). No code:
-fenced or indented blocks, quotes and lines about tests are left out, names are named, never shown."""
+where the diff works (touched modules, and the definitions it edits or adds, most changed first).
+No code: fenced or indented blocks, quotes and lines about tests are left out, names are named,
+never shown."""
 
 from __future__ import annotations
 
 import re
 
-from evalkit.diffs import parsed_diff
-from evalkit.gather.prompts import cap, clean, prompt_from_message
+from evalkit.diffs import changed_paths, parsed_diff
+from evalkit.gather.edited import edited_definitions
+from evalkit.gather.interface import Texts
+from evalkit.gather.prompts import clean, prompt_from_message
+from evalkit.gather.sentences import sentences, shorten
 
 _NOTES = re.compile(r"(^|/)(changes|changelog|news|history|release[-_ ]?notes|whatsnew)[^/]*$", re.I)
 _ROLE = re.compile(r":[\w:]+:`~?([^`<]+?)(?:\s*<[^>]*>)?`")  # rst :func:`name` → name
 _HEADING = re.compile(r"^([=\-~^*#+]{3,}|#+\s.*|v?\d+(\.\d+)+\S*(\s.*)?|unreleased.*|\d{4}-\d\d-\d\d.*)$", re.I)
-_CONTEXT = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z]\w*)")
 _MAX_PLACES = 3
 
 
@@ -39,22 +42,9 @@ def release_notes(patch: str) -> str:
     return " ".join(found)
 
 
-def places(patch: str) -> tuple[list[str], list[str]]:
-    """(touched Python modules, existing functions and classes the diff edits), in diff order."""
-    files: list[str] = []
-    names: list[str] = []
-    for patched in parsed_diff(patch):
-        path = _strip(patched.target_file if not patched.is_removed_file else patched.source_file)
-        if not path.endswith(".py"):
-            continue
-        files.append(path)
-        if patched.is_added_file:
-            continue
-        for hunk in patched:
-            match = _CONTEXT.match(hunk.section_header or "")
-            if match and not match.group(1).startswith("_") and match.group(1) not in names:
-                names.append(match.group(1))
-    return files, names
+def touched_modules(patch: str) -> list[str]:
+    """The Python modules the diff touches, in diff order."""
+    return [p for p in changed_paths(patch) if p.endswith(".py")]
 
 
 def _where(files: list[str], names: list[str]) -> str:
@@ -65,17 +55,20 @@ def _where(files: list[str], names: list[str]) -> str:
     return f"The work is in {shown}" + (f", around {around}" if around else "") + "."
 
 
-def intent_draft(message: str, patch: str, max_chars: int = 400) -> str:
+def intent_draft(message: str, patch: str, sources: Texts, max_chars: int = 400) -> str:
     """What to change and why (pure): the commit message's subject and body, the release note
-    when it says more, and where the change lives; capped at `max_chars`, "" when the message
-    gives nothing."""
+    when it says more, and where the change lives (`sources`: the touched modules before and
+    after); within `max_chars`, "" when the message gives nothing."""
     said = prompt_from_message(message, max_chars=10_000, paragraphs=3)
     if not said:
         return ""
     notes = release_notes(patch)
     if notes and notes.lower().rstrip(".") not in said.lower():
         said += f" Release note: {notes}"
-    where = _where(*places(patch))
-    if len(said) + len(where) + 1 > max_chars:
-        said = cap(said, max(40, max_chars - len(where) - 1))
-    return cap(f"{said} {where}".strip(), max_chars)
+    files, names = touched_modules(patch), edited_definitions(patch, sources)
+    first = sentences(said)[0]
+    for where in (_where(files, names), _where(files, []), ""):  # the request comes before the hint
+        room = max_chars - len(where) - 1
+        if len(first) <= room:
+            return f"{shorten(said, room)} {where}".strip()
+    return shorten(said, max_chars)

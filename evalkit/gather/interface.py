@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from evalkit.diffs import diff_line_starts
-from evalkit.gather.prompts import cap
+from evalkit.gather.sentences import shorten
 from evalkit.gather.surface import Definition, definitions, module_name
 from evalkit.gather.test_usage import TestUsage
 
@@ -43,7 +43,7 @@ class InterfaceItem:
             "option": f"command-line option `{self.signature}`",
             "message": f'message text "{self.signature}"',
         }.get(self.kind, f"`{self.signature}`")
-        return f"- {text}" + (f": {cap(self.summary, _MAX_SUMMARY)}" if self.summary and summary else "")
+        return f"- {text}" + (f": {shorten(self.summary, _MAX_SUMMARY)}" if self.summary and summary else "")
 
 
 @dataclass

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import time
 
+from evalkit.gather.sentences import sentences, shorten
 from evalkit.models.client import ChatClient, EndpointError
 
 _TRAILER = re.compile(
@@ -27,6 +28,9 @@ _ISSUE_REF = re.compile(
 _URL = re.compile(r"https?://\S+")
 _MERGE = re.compile(r"^Merge (pull request|branch) .*$", re.I)
 _DANGLING = re.compile(r"[ ,]*\b(see|and|or|in|at|via|per|also)\s*([.;:!?]?)$", re.I)
+_PLAIN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?(?=[\s,.;:!?]|$)")  # "don't", not "load_array" nor "foo()"
+_BULLET = re.compile(r"^([-*•]|\d+[.)])\s")
+_HOLLOW = re.compile(r"^(this|the)\s+(pr|pull request|commit|change|patch)[.!]?$", re.I)  # "This PR fixes #5."
 _TEST_LINE = re.compile(r"\b(tests?|testing|pytest|unit ?tests?|coverage)\b", re.I)
 
 
@@ -35,17 +39,30 @@ def clean(line: str) -> str:
     line = re.sub(r"\s+", " ", line)
     line = re.sub(r"\s+([.,;:!?])", r"\1", line)  # what a removed reference leaves: "amount ."
     line = re.sub(r"([.,;:!?])[.,;:]+", r"\1", line)
-    line = line.strip(" -*•")
+    line = line.strip(" -*•").lstrip(":;, ")  # "Fix #271: Improve..." leaves ": Improve..."
     while (trimmed := _DANGLING.sub(r"\2", line)) != line:  # "see https://x and gh-7" leaves "see and"
         line = trimmed
     return line
 
 
-def cap(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:-")
-    return cut + "…"
+def _as_sentence(text: str) -> str:
+    """A paragraph or a bullet as a sentence of its own: capitalised when it starts with a plain
+    word (never a name such as `load_array` or `pyupgrade --py36-plus`), ended with a full stop."""
+    if _PLAIN_WORD.match(text):
+        text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?", ":")) else text + "."
+
+
+def _whole_subject(lines: list[str]) -> tuple[str, list[str]]:
+    """(subject, body lines): a pull request title GitHub cut ("...for nicer IDE …") joined with
+    the body line that goes on ("… support"), or left without its "…"."""
+    subject, body = lines[0], lines[1:]
+    if not subject.endswith("…"):
+        return subject, body
+    first = next((i for i, line in enumerate(body) if line.strip()), None)
+    if first is not None and body[first].lstrip().startswith("…"):
+        return subject[:-1].rstrip() + " " + body[first].lstrip()[1:].lstrip(), body[first + 1 :]
+    return subject[:-1].rstrip(), body
 
 
 def prompt_from_message(message: str, max_chars: int = 400, paragraphs: int = 1) -> str:
@@ -57,10 +74,11 @@ def prompt_from_message(message: str, max_chars: int = 400, paragraphs: int = 1)
         lines.pop(0)
     if not lines:
         return ""
-    subject = clean(_PREFIX.sub("", lines[0]))
-    body: list[str] = []
+    subject, lines = _whole_subject(lines)
+    subject = clean(_PREFIX.sub("", subject))
+    items: list[list[str]] = [[]]  # the body's paragraphs and bullets, each a list of lines
     left, fenced = paragraphs, False
-    for line in lines[1:]:
+    for line in lines:
         stripped = line.strip()
         if stripped.startswith("```"):
             fenced = not fenced
@@ -68,22 +86,25 @@ def prompt_from_message(message: str, max_chars: int = 400, paragraphs: int = 1)
         if fenced or _TRAILER.match(stripped) or stripped.startswith(">") or line.startswith(("    ", "\t")):
             continue  # code and quotes: never the solution's code in a prompt
         if not stripped:
-            if body and body[-1] != "":
+            if items[-1]:
                 left -= 1
                 if not left:
                     break  # the first paragraphs of the body are the useful ones
-                body.append("")
+                items.append([])
             continue
         if _TEST_LINE.search(stripped):
             continue
-        cleaned = clean(stripped)
+        bullet = _BULLET.match(stripped)
+        if bullet and items[-1]:
+            items.append([])
+        cleaned = clean(_PREFIX.sub("", stripped[bullet.end() :]) if bullet else stripped)
         if cleaned:
-            body.append(cleaned)
-    parts = [subject.rstrip(".:") + "." if subject else "", " ".join(b for b in body if b)]
-    text = " ".join(p for p in parts if p).strip()
-    if text and text[0].islower():
-        text = text[0].upper() + text[1:]
-    return cap(text, max_chars)
+            items[-1].append(cleaned)
+    said = [_as_sentence(subject.rstrip(".:"))] if subject else []
+    for item in (" ".join(lines) for lines in items if lines):
+        if item.rstrip(".").lower() != subject.rstrip(".").lower():  # a squash merge repeats its subject
+            said.append(_as_sentence(item))
+    return shorten(" ".join(s for s in sentences(" ".join(said)) if not _HOLLOW.match(s)), max_chars)
 
 
 REWRITE_SYSTEM = """\
@@ -108,4 +129,4 @@ def rewrite_prompt(
     text = (reply.message.get("content") or "").strip().strip('"')
     if not text:
         return draft, "rewriter answered nothing"
-    return cap(re.sub(r"\s+", " ", text), max_chars), None
+    return shorten(re.sub(r"\s+", " ", text), max_chars), None

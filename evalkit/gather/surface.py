@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from evalkit.gather.sentences import sentences, shorten
+
 _MAX_DEFAULT = 40  # a longer default value is shown as "..."
 
 
@@ -64,7 +66,10 @@ def arguments(args: ast.arguments) -> str:
 
 def _summary(node: ast.AST) -> str:
     doc = ast.get_docstring(node) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else None
-    return doc.strip().splitlines()[0][:100] if doc else ""
+    if not doc:
+        return ""
+    paragraph = " ".join(doc.strip().split("\n\n")[0].split())  # a first line may stop mid-sentence
+    return shorten(sentences(paragraph)[0], 100)
 
 
 def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:

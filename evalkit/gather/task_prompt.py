@@ -56,10 +56,11 @@ def _texts(repo: Path, parent: str, sha: str, paths: list[str]) -> Texts:
     return {p: (read_at(repo, parent, p), read_at(repo, sha, p)) for p in paths if p.endswith(".py")}
 
 
-def interface_of(repo: Path, parent: str, sha: str, patch: str, test_patch: str) -> Interface:
-    """The interface of the commit `sha` (source part `patch`, test part `test_patch`)."""
+def interface_of(repo: Path, parent: str, sha: str, patch: str, test_patch: str, sources: Texts) -> Interface:
+    """The interface of the commit `sha` (source part `patch`, its modules `sources`; test part
+    `test_patch`)."""
     usage = test_usage(_texts(repo, parent, sha, changed_paths(test_patch)))
-    return extract_interface(_texts(repo, parent, sha, changed_paths(patch)), usage, patch, base_search(repo, parent))
+    return extract_interface(sources, usage, patch, base_search(repo, parent))
 
 
 def task_prompt(
@@ -76,12 +77,13 @@ def task_prompt(
     `max_chars` is for the whole prompt: the interface loses its docstring lines when they do not
     fit, and the intent gets what the interface leaves, at least MIN_INTENT_CHARS."""
     patch, test_patch = parts
-    interface = interface_of(repo, parent, sha, patch, test_patch)
+    sources = _texts(repo, parent, sha, changed_paths(patch))
+    interface = interface_of(repo, parent, sha, patch, test_patch, sources)
     section = interface.render()
     if len(section) + MIN_INTENT_CHARS + 2 > max_chars:
         section = interface.render(summaries=False)  # signatures are needed, docstring lines are not
     budget = max(MIN_INTENT_CHARS, max_chars - len(section) - 2)  # the interface is never cut
-    intent = intent_draft(message, patch, budget)
+    intent = intent_draft(message, patch, sources, budget)
     if not intent:
         return TaskPrompt("")
     meta = {"prompt_source": "commit message and diff"}

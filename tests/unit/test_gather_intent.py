@@ -1,6 +1,7 @@
 """The deterministic intent of a gathered prompt: the commit message's subject and body, the release
 note the change adds, and where the change lives; short, and never code."""
 
+from evalkit.diffs import patched_text
 from evalkit.gather.intent import intent_draft, release_notes
 
 MESSAGE = """\
@@ -42,21 +43,32 @@ diff --git a/CHANGELOG.rst b/CHANGELOG.rst
 +- :func:`loads` reads nested arrays of any depth.
 """
 
+DECODER = "import re\n" + "\n" * 7 + 'class Decoder:\n    def load_array(self, text):\n        return text.split(",")\n'
+SOURCES = {"toml/decoder.py": (DECODER, patched_text(DECODER, PATCH, "toml/decoder.py"))}
+
 
 def test_the_draft_says_what_and_why_and_where_without_code():
-    draft = intent_draft(MESSAGE, PATCH)
+    draft = intent_draft(MESSAGE, PATCH, SOURCES)
     assert draft.startswith("Support nested arrays. Arrays may now hold arrays, as the TOML spec allows;")
     assert "Release note: loads reads nested arrays of any depth." in draft
-    assert draft.endswith("The work is in `toml/decoder.py`, around `Decoder`.")
+    assert draft.endswith("The work is in `toml/decoder.py`, around `Decoder.load_array`.")
     assert not any(code in draft for code in ("```", "loads(", "load_array(", "#41", "Signed-off", "tests"))
     assert 200 <= len(draft) <= 400
 
 
-def test_the_draft_is_capped_but_keeps_where_the_work_is():
-    draft = intent_draft("Rework parsing\n\n" + "The parser was slow and wrong. " * 30, PATCH, max_chars=250)
-    assert len(draft) <= 250 and draft.endswith("around `Decoder`.") and "…" in draft
+def test_the_draft_is_shortened_by_whole_sentences_and_keeps_where_the_work_is():
+    draft = intent_draft("Rework parsing\n\n" + "The parser was slow and wrong. " * 30, PATCH, SOURCES, max_chars=250)
+    assert len(draft) <= 250 and draft.endswith("wrong. The work is in `toml/decoder.py`, around `Decoder.load_array`.")
+    assert draft.startswith("Rework parsing. The parser was slow and wrong.") and "…" not in draft
+
+
+def test_a_subject_too_long_for_the_hint_keeps_the_subject_whole():
+    subject = "Let the decoder read arrays nested to any depth inside inline tables and arrays of tables"
+    draft = intent_draft(subject, PATCH, SOURCES, max_chars=len(subject) + 40)
+    assert draft == subject + ". The work is in `toml/decoder.py`."
+    assert intent_draft(subject, PATCH, SOURCES, max_chars=len(subject) + 5) == subject + "."
 
 
 def test_release_notes_are_prose_without_headings_or_markup():
     assert release_notes(PATCH) == "loads reads nested arrays of any depth."
-    assert intent_draft("", PATCH) == ""
+    assert intent_draft("", PATCH, SOURCES) == ""

@@ -6,6 +6,7 @@ import re
 import textwrap
 
 from evalkit.gather.interface import extract_interface, underspecified
+from evalkit.gather.surface import definitions
 from evalkit.gather.test_usage import test_usage
 
 
@@ -160,3 +161,17 @@ def test_names_the_base_already_has_are_not_interface():
     interface = interface_of()
     assert "contains" not in interface.needed and "parse" not in interface.needed
     assert "VersionRange" not in interface.needed  # used only through parse(); defined at the base
+
+
+def test_a_docstring_summary_is_its_first_sentence_even_across_lines():
+    """A first line that breaks mid-sentence ("Return the range as a") had been the summary."""
+    text = _d(
+        '''
+        def to_set(low, high):
+            """Return the range as a
+            specifier set. Ranges are half open.
+            """
+        '''
+    )
+    (function, *_) = definitions(text, "ranges.py")
+    assert function.summary == "Return the range as a specifier set."

@@ -27,15 +27,39 @@ P, F, E = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR
             "Support dates. Accept ISO strings too.",
         ),
         ("Signed-off-by: A <a@b.c>", ""),
+        ("Fix #271: Improve key functions.", "Improve key functions."),
+        (  # GitHub cuts a long pull request title and goes on in the body
+            "Curry objects in `toolz.curried` for nicer IDE …\n\n… support and static analysis (#520)",
+            "Curry objects in `toolz.curried` for nicer IDE support and static analysis.",
+        ),
+        ("Curry objects in `toolz.curried` for nicer IDE …", "Curry objects in `toolz.curried` for nicer IDE."),
     ],
 )
 def test_prompt_from_message(message, prompt):
     assert prompt_from_message(message) == prompt
 
 
-def test_prompt_is_capped_at_a_word_boundary():
-    prompt = prompt_from_message("Add things\n\n" + "word " * 200, max_chars=60)
-    assert len(prompt) <= 60 and prompt.endswith("…") and "  " not in prompt
+def test_prompt_is_shortened_by_whole_sentences():
+    assert prompt_from_message("Add things\n\n" + "word " * 200, max_chars=60) == "Add things."
+
+
+def test_a_sentence_left_empty_by_a_removed_reference_is_dropped():
+    message = "Fix the parser\n\nIt stopped at commas. This PR fixes #574.\n\nThis commit closes gh-12."
+    assert prompt_from_message(message, paragraphs=3) == "Fix the parser. It stopped at commas."
+
+
+def test_squashed_pull_request_bullets_are_sentences_and_the_repeated_subject_is_dropped():
+    """A squash merge lists its commits as bullets, the first often the subject again: they had run
+    together as "...the type Annotated fix: don't return syntax error...Extract a context manager Detect..."."""
+    message = (
+        "fix: don't return syntax error for Annotated's metadata (#580)\n\n"
+        "* fix: don't return syntax error for Annotated's metadata\n\n"
+        "PEP 593 lets types carry metadata\n\n* detect quoted annotations in casts\n\n* Refactor the name check\n"
+    )
+    assert prompt_from_message(message, paragraphs=4) == (
+        "Don't return syntax error for Annotated's metadata. PEP 593 lets types carry metadata. "
+        "Detect quoted annotations in casts. Refactor the name check."
+    )
 
 
 def diff(path, added, removed=0):
