@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from rich.console import Console
@@ -39,6 +40,7 @@ from evalkit.gather.history import (
     screen,
     split_commit,
     test_modules,
+    texts_at,
 )
 from evalkit.gather.journal import Decision, Journal
 from evalkit.gather.layout import TreeReader
@@ -195,7 +197,8 @@ def _screen(
             test_paths = layout.describe() if layout else "--test-glob " + " ".join(globs)
             patterns = layout.python_files if layout else DEFAULT_PYTHON_FILES
             patch, test_patch = split_commit(g.local, commit, globs)
-            screened = screen(commit, patch, test_patch, g.options.limits, patterns)
+            read = partial(texts_at, g.local, commit.parent, commit.sha)
+            screened = screen(commit, patch, test_patch, g.options.limits, patterns, read)
             if isinstance(screened, str):
                 display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), stage, screened)))
                 continue

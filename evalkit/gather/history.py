@@ -8,11 +8,14 @@ import fnmatch
 import posixpath
 import re
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.diffs import changed_lines, changed_paths, diff_text, parsed_diff
 from evalkit.errors import EvalkitError
+from evalkit.gather.interface import Texts
+from evalkit.gather.mechanical import mechanical_change
 
 _BINARY = re.compile(r"^(GIT binary patch|Binary files .* differ)$", re.M)  # diff structure, not content
 
@@ -62,6 +65,19 @@ def git_bytes(repo: Path, *args: str) -> bytes:
 def git(repo: Path, *args: str) -> str:
     """git's output as text for reading (messages, names): bytes that are not UTF-8 replaced."""
     return git_bytes(repo, *args).decode("utf-8", "replace")
+
+
+def read_at(repo: Path, commit: str, path: str) -> str | None:
+    """The text of `path` at `commit`, None when absent (or not text)."""
+    result = subprocess.run(
+        ["git", "show", f"{commit}:{path}"], cwd=repo, capture_output=True, text=True, errors="replace"
+    )
+    return result.stdout if result.returncode == 0 else None
+
+
+def texts_at(repo: Path, parent: str, sha: str, paths: list[str]) -> Texts:
+    """The Python files among `paths`, each at `parent` and at `sha`."""
+    return {p: (read_at(repo, parent, p), read_at(repo, sha, p)) for p in paths if p.endswith(".py")}
 
 
 def commits(repo: Path, since: str | None = None, until: str | None = None) -> list[Commit]:
@@ -123,9 +139,16 @@ test_modules.__test__ = False  # not a pytest test
 
 
 def screen(
-    commit: Commit, patch: str, test_patch: str, limits: SizeLimits, patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES
+    commit: Commit,
+    patch: str,
+    test_patch: str,
+    limits: SizeLimits,
+    patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES,
+    read: Callable[[list[str]], Texts] | None = None,
 ) -> Candidate | str:
-    """A candidate, or the reason this commit cannot be one (pure)."""
+    """A candidate, or the reason this commit cannot be one: by size and shape, then, when `read`
+    gives the source part's modules before and after, whether the change is mechanical (pure but
+    for `read`, called only for a commit that passes the rest)."""
     if _BINARY.search(patch) or _BINARY.search(test_patch):
         return "changes binary files"
     if not test_patch.strip():
@@ -142,4 +165,10 @@ def screen(
     files = len(set(changed_paths(patch)) | set(changed_paths(test_patch)))
     if files < limits.min_files:
         return f"too few files: {files} < {limits.min_files}"
+    if read is not None:
+        paths = changed_paths(patch)
+        modules = [p for p in paths if p.endswith(".py")]
+        others = [p for p in paths if not p.endswith(".py")]
+        if modules and (reason := mechanical_change(commit.message, read(modules), others)):
+            return reason
     return Candidate(commit, patch, test_patch, lines, files)

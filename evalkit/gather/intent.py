@@ -15,6 +15,8 @@ from evalkit.gather.prompts import clean, prompt_from_message
 from evalkit.gather.sentences import sentences, shorten
 
 _NOTES = re.compile(r"(^|/)(changes|changelog|news|history|release[-_ ]?notes|whatsnew)[^/]*$", re.I)
+_REFERENCE_ROLE = re.compile(r":(issue|pr|ghissue|user|bpo|gh|commit):`[^`]*`")  # numbers, not prose
+_BULLET = re.compile(r"^([-*+]|\d+[.)])\s")
 _ROLE = re.compile(r":[\w:]+:`~?([^`<]+?)(?:\s*<[^>]*>)?`")  # rst :func:`name` → name
 _HEADING = re.compile(r"^([=\-~^*#+]{3,}|#+\s.*|v?\d+(\.\d+)+\S*(\s.*)?|unreleased.*|\d{4}-\d\d-\d\d.*)$", re.I)
 _MAX_PLACES = 3
@@ -25,21 +27,34 @@ def _strip(path: str) -> str:
 
 
 def release_notes(patch: str) -> str:
-    """The prose the change adds to its release notes, markup removed ("" when it adds none)."""
-    found: list[str] = []
+    """The prose the change adds to its release notes, markup removed ("" when it adds none). A
+    bullet wrapped over lines is one item (its indented lines go on it); an indented block after a
+    blank line is code and left out."""
+    items: list[list[str]] = []
     for patched in parsed_diff(patch):
         if not _NOTES.search(_strip(patched.target_file)):
             continue
         for hunk in patched:
+            going_on = False  # the previous line was an added line of an item
             for line in hunk:
                 text = line.value.strip()
-                if not line.is_added or not text or _HEADING.match(text) or line.value.startswith(("    ", "\t")):
+                indented = line.value.startswith((" ", "\t"))
+                if not line.is_added or not text or _HEADING.match(text) or (indented and not going_on):
+                    going_on = False
                     continue
-                text = _ROLE.sub(r"\1", text).replace("``", "`").lstrip("-*+ ")
-                text = clean(re.sub(r"^\[?[\w .-]*\]?\s*[:-]\s+(?=[A-Z])", "", text) if ":" in text[:20] else text)
-                if text:
-                    found.append(text.rstrip(".") + ".")
-    return " ".join(found)
+                if indented and not _BULLET.match(text):
+                    items[-1].append(text)
+                else:
+                    items.append([text])
+                going_on = True
+    found = [_note(" ".join(item)) for item in items]
+    return " ".join(note for note in found if note)
+
+
+def _note(text: str) -> str:
+    text = _ROLE.sub(r"\1", _REFERENCE_ROLE.sub("", text)).replace("``", "`").lstrip("-*+ ")
+    text = clean(re.sub(r"^\[?[\w .-]*\]?\s*[:-]\s+(?=[A-Z])", "", text) if ":" in text[:20] else text)
+    return text.rstrip(".") + "." if text else ""
 
 
 def touched_modules(patch: str) -> list[str]:

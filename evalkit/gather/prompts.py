@@ -21,6 +21,7 @@ _TRAILER = re.compile(
     re.I,
 )
 _PREFIX = re.compile(r"^(feat|fix|refactor|perf|chore|build|ci|docs|style|test)(\([^)]*\))?!?:\s*", re.I)
+_TAG = re.compile(r"^(\[[^\]]{1,20}\]\s*)+")  # "[svn] ", "[WIP] "
 _ISSUE_REF = re.compile(
     r"\(?(?<!\w)(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|refs?|see|part of)\s+)?(?:[\w.-]+/[\w.-]+)?(?:#|gh-)\d+\)?",
     re.I,
@@ -69,13 +70,14 @@ def prompt_from_message(message: str, max_chars: int = 400, paragraphs: int = 1)
     """A short request from a commit message: the subject and the first `paragraphs` paragraphs of
     the body (pure); empty when nothing useful is left."""
     lines = [line.rstrip() for line in message.strip().splitlines()]
+    lines = lines[: lines.index("--HG--")] if "--HG--" in lines else lines  # hg-convert's metadata
     lines = [line for line in lines if not _MERGE.match(line) and not _TRAILER.match(line.strip())]
     while lines and not lines[0].strip():
         lines.pop(0)
     if not lines:
         return ""
     subject, lines = _whole_subject(lines)
-    subject = clean(_PREFIX.sub("", subject))
+    subject = clean(_PREFIX.sub("", _TAG.sub("", subject)))
     items: list[list[str]] = [[]]  # the body's paragraphs and bullets, each a list of lines
     left, fenced = paragraphs, False
     for line in lines:

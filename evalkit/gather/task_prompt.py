@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.diffs import changed_paths
+from evalkit.gather.history import texts_at
 from evalkit.gather.intent import intent_draft
 from evalkit.gather.interface import Interface, Texts, extract_interface, underspecified
 from evalkit.gather.prompts import rewrite_prompt
@@ -25,14 +26,6 @@ class TaskPrompt:
     prompt: str  # "" when the commit message gives nothing to ask for
     metadata: dict[str, str] = field(default_factory=dict)
     underspecified: list[str] = field(default_factory=list)
-
-
-def read_at(repo: Path, commit: str, path: str) -> str | None:
-    """The text of `path` at `commit`, None when absent (or not text)."""
-    result = subprocess.run(
-        ["git", "show", f"{commit}:{path}"], cwd=repo, capture_output=True, text=True, errors="replace"
-    )
-    return result.stdout if result.returncode == 0 else None
 
 
 def base_search(repo: Path, commit: str):
@@ -52,14 +45,10 @@ def base_search(repo: Path, commit: str):
     return search
 
 
-def _texts(repo: Path, parent: str, sha: str, paths: list[str]) -> Texts:
-    return {p: (read_at(repo, parent, p), read_at(repo, sha, p)) for p in paths if p.endswith(".py")}
-
-
 def interface_of(repo: Path, parent: str, sha: str, patch: str, test_patch: str, sources: Texts) -> Interface:
     """The interface of the commit `sha` (source part `patch`, its modules `sources`; test part
     `test_patch`)."""
-    usage = test_usage(_texts(repo, parent, sha, changed_paths(test_patch)))
+    usage = test_usage(texts_at(repo, parent, sha, changed_paths(test_patch)))
     return extract_interface(sources, usage, patch, base_search(repo, parent))
 
 
@@ -77,7 +66,7 @@ def task_prompt(
     `max_chars` is for the whole prompt: the interface loses its docstring lines when they do not
     fit, and the intent gets what the interface leaves, at least MIN_INTENT_CHARS."""
     patch, test_patch = parts
-    sources = _texts(repo, parent, sha, changed_paths(patch))
+    sources = texts_at(repo, parent, sha, changed_paths(patch))
     interface = interface_of(repo, parent, sha, patch, test_patch, sources)
     section = interface.render()
     if len(section) + MIN_INTENT_CHARS + 2 > max_chars:

@@ -72,3 +72,27 @@ def test_a_subject_too_long_for_the_hint_keeps_the_subject_whole():
 def test_release_notes_are_prose_without_headings_or_markup():
     assert release_notes(PATCH) == "loads reads nested arrays of any depth."
     assert intent_draft("", PATCH, SOURCES) == ""
+
+
+def test_a_release_note_wrapped_over_lines_is_one_sentence_and_its_code_blocks_are_left_out():
+    """A wrapped bullet's second line is indented like code; it had been dropped, leaving "Overriding
+    `Context.resolve` is deprecated, override." (seen on jinja)."""
+    notes = """\
+diff --git a/CHANGES.rst b/CHANGES.rst
+--- a/CHANGES.rst
++++ b/CHANGES.rst
+@@ -1,1 +1,9 @@
+ Version 3.0
++-   Overriding ``Context.resolve`` is deprecated, override
++    ``Context.resolve_or_missing`` instead. :issue:`1234`
++-   Add new ``boolean`` and ``false`` tests.
++
++    .. code-block:: python
++
++        loads("a = [[1, 2], [3]]")
++
+"""
+    assert release_notes(notes) == (
+        "Overriding `Context.resolve` is deprecated, override `Context.resolve_or_missing` instead. "
+        "Add new `boolean` and `false` tests."
+    )

@@ -33,6 +33,8 @@ P, F, E = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR
             "Curry objects in `toolz.curried` for nicer IDE support and static analysis.",
         ),
         ("Curry objects in `toolz.curried` for nicer IDE …", "Curry objects in `toolz.curried` for nicer IDE."),
+        ("Added optimizer.\n\n--HG--\nbranch : trunk\nrename : a.py => b.py\n", "Added optimizer."),
+        ("[svn] added groupby filter and fixed some small bugs.", "Added groupby filter and fixed some small bugs."),
     ],
 )
 def test_prompt_from_message(message, prompt):

@@ -25,7 +25,7 @@ def test_a_new_method_absent_from_the_subject_is_in_the_interface_and_a_dynamic_
     repo = build_stock_repo(tmp_path / "stock")
     commit = commits(repo)[0]
     made = task_prompt(repo, commit.parent, commit.sha, commit.message, split_commit(repo, commit, DEFAULT_TEST_GLOBS))
-    assert made.prompt.startswith("Hold stock during checkout. The work is in `shop/stock.py`, around `Stock`.")
+    assert made.prompt.startswith("Hold stock during checkout. The work is in `shop/stock.py`, around `Stock.reserve`.")
     assert "- `def Stock.reserve(self, sku, n, *, hold_minutes=15)`: Hold `n` units for a checkout;" in made.prompt
     assert "self.items[sku] -= n" not in made.prompt
     assert made.underspecified == ["last_hold"] and made.metadata["underspecified"] == "last_hold"
