@@ -38,7 +38,8 @@ _TEST_LINE = re.compile(r"\b(tests?|testing|pytest|unit ?tests?|coverage)\b", re
 def clean(line: str) -> str:
     line = _URL.sub("", _ISSUE_REF.sub("", line))
     line = re.sub(r"\s+", " ", line)
-    line = re.sub(r"\s+([.,;:!?])", r"\1", line)  # what a removed reference leaves: "amount ."
+    line = re.sub(r"\s*\(\s*\)", "", line)  # what a removed reference leaves: "deprecated ()"
+    line = re.sub(r"\s+([.,;:!?])", r"\1", line)  # and "amount ."
     line = re.sub(r"([.,;:!?])[.,;:]+", r"\1", line)
     line = line.strip(" -*•").lstrip(":;, ")  # "Fix #271: Improve..." leaves ": Improve..."
     while (trimmed := _DANGLING.sub(r"\2", line)) != line:  # "see https://x and gh-7" leaves "see and"

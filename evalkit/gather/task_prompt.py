@@ -72,7 +72,7 @@ def task_prompt(
     if len(section) + MIN_INTENT_CHARS + 2 > max_chars:
         section = interface.render(summaries=False)  # signatures are needed, docstring lines are not
     budget = max(MIN_INTENT_CHARS, max_chars - len(section) - 2)  # the interface is never cut
-    intent = intent_draft(message, patch, sources, budget)
+    intent = intent_draft(message, patch, sources, budget, described={item.name for item in interface.items})
     if not intent:
         return TaskPrompt("")
     meta = {"prompt_source": "commit message and diff"}

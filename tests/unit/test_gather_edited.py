@@ -119,3 +119,18 @@ def test_a_class_is_not_named_after_one_of_its_members():
     after = LEXER.replace('mode = "plain"', 'mode = "strict"').replace("text.split()", "text.split(None)")
     patch = git_diff("lex.py", LEXER, after)
     assert edited_definitions(patch, {"lex.py": (LEXER, after)}) == ["Lexer.tokenize"]
+
+
+def test_a_new_definition_the_hint_names_is_described_by_its_docstring_when_there_is_room():
+    """Terse messages ("Added attr filter.") say little; the new function's docstring says what it
+    is for, in prose. Not for names the interface section already describes."""
+    added = 'def research_all(pattern, text):\n    """Every match of the\n    pattern, in order. More."""\n    return\n'
+    after = SPLIT + "\n\n" + added
+    patch, sources = git_diff("text.py", SPLIT, after), {"text.py": (SPLIT, after)}
+    assert intent_draft("Find all matches", patch, sources) == (
+        "Find all matches. The work is in `text.py`, around `research_all`. "
+        "It adds `research_all`: every match of the pattern, in order."
+    )
+    plain = "Find all matches. The work is in `text.py`, around `research_all`."
+    assert intent_draft("Find all matches", patch, sources, described={"research_all"}) == plain
+    assert intent_draft("Find all matches", patch, sources, max_chars=len(plain) + 10) == plain

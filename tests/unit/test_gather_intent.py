@@ -96,3 +96,39 @@ diff --git a/CHANGES.rst b/CHANGES.rst
         "Overriding `Context.resolve` is deprecated, override `Context.resolve_or_missing` instead. "
         "Add new `boolean` and `false` tests."
     )
+
+
+def test_release_note_links_and_their_targets_are_left_out():
+    """Seen on jinja: "(`#665`_)" and its target ".. _#665: https://..." had left "(``_). . _#665:."."""
+    notes = """\
+diff --git a/CHANGES b/CHANGES
+--- a/CHANGES
++++ b/CHANGES
+@@ -1,1 +1,4 @@
+ Version 2.10
++- Add tests for all comparison operators: ``eq``, ``ne``. (`#665`_)
++
++.. _#665: https://github.com/pallets/jinja/pull/665
+"""
+    assert release_notes(notes) == "Add tests for all comparison operators: `eq`, `ne`."
+
+
+def test_release_note_sections_asides_and_markup_are_not_prose():
+    """marshmallow's "Other changes:" and "*Backwards-incompatible*:", sqlparse's "Security Fixes"
+    heading, jinja's "(codename ..., released ...)" and click's {pr}`3677` had reached prompts."""
+    notes = """\
+diff --git a/CHANGELOG.rst b/CHANGELOG.rst
+--- a/CHANGELOG.rst
++++ b/CHANGELOG.rst
+@@ -1,1 +1,7 @@
+ Changelog
++(codename to be selected, release date to be decided)
++Security Fixes
++~~~~~~~~~~~~~~
++Other changes:
++- *Backwards-incompatible*: `__version__` is deprecated (:issue:`1`). Two issues were fixed:
++- Validate colors passed as `fg` {pr}`3677`
+"""
+    assert release_notes(notes) == (
+        "Backwards-incompatible: `__version__` is deprecated. Two issues were fixed. Validate colors passed as `fg`."
+    )
