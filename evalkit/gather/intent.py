@@ -112,14 +112,15 @@ def intent_draft(
     if notes and notes.lower().rstrip(".") not in said.lower():
         said += f" Release note: {notes}"
     files, names = touched_modules(patch), edited_definitions(patch, sources)[:_MAX_PLACES]
-    first = sentences(said)[0]
-    for where in (_where(files, names), _where(files, []), ""):  # the request comes before the hint
-        room = max_chars - len(where) - 1
-        if len(first) <= room:
-            draft = f"{shorten(said, room)} {where}".strip()
-            break
-    else:
+    hints = (_where(files, names), _where(files, []), "")  # the richest first
+    # the request comes before the hint: its first two sentences (one, when it has one), whole
+    parts = sentences(said)
+    drafts = [(shorten(said, max_chars - len(h) - 1), h) for h in hints if len(parts[0]) + len(h) < max_chars]
+    wanted = min(2, len(parts))
+    chosen = next((d for d in drafts if len(sentences(d[0])) >= wanted), drafts[0] if drafts else None)
+    if chosen is None:
         return shorten(said, max_chars)
+    draft, where = f"{chosen[0]} {chosen[1]}".strip(), chosen[1]
     if names and where == _where(files, names):  # what the hint names, room allowing: the message comes first
         for added in _what_it_adds(names, sources, described):
             draft += f" {added}" if len(draft) + 1 + len(added) <= max_chars else ""

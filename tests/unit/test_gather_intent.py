@@ -132,3 +132,12 @@ diff --git a/CHANGELOG.rst b/CHANGELOG.rst
     assert release_notes(notes) == (
         "Backwards-incompatible: `__version__` is deprecated. Two issues were fixed. Validate colors passed as `fg`."
     )
+
+
+def test_the_messages_first_two_sentences_come_before_the_hints_names():
+    """pyflakes' "String formatting linting." lost "Add lint rule for f-strings without placeholders."
+    to the names of a long hint, in the room a long interface section leaves."""
+    message = "String formatting linting\n\n* Add lint rule for f-strings without placeholders\n\n* Add more\n"
+    said = "String formatting linting. Add lint rule for f-strings without placeholders."
+    draft = intent_draft(message, PATCH, SOURCES, max_chars=len(said) + 40)
+    assert draft == said + " The work is in `toml/decoder.py`."
