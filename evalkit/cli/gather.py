@@ -24,9 +24,9 @@ from evalkit.cli.common import (
     new_run_id,
 )
 from evalkit.errors import EvalkitError
-from evalkit.gather.environment import HOST_CA_BUNDLE
 from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION
 from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
+from evalkit.sandbox.images import HOST_CA_BUNDLE
 from evalkit.wording import counted
 
 

@@ -23,8 +23,6 @@ import json
 import posixpath
 import re
 import shutil
-import subprocess
-import sys
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,9 +31,9 @@ from pathlib import Path
 from evalkit.errors import SetupError
 from evalkit.gather.era import CURRENT, Era, python_base_for, runner_requirement
 from evalkit.sandbox.env_recipe import PIP_VERSION
+from evalkit.sandbox.images import CA_FILE, HOST_CA_BUNDLE
 from evalkit.sandbox.python_bases import DEFAULT_BASE_IMAGE
 
-HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 REQUIREMENT_FILES = (
     "requirements.txt",
     "requirements-dev.txt",
@@ -269,32 +267,6 @@ def older_python_only(read: Callable[[str], str | None], paths: list[str]) -> st
     return None
 
 
-def _pip_wheel(dest: Path) -> str:
-    """A pip wheel for the image (Debian's python has no pip), downloaded by the host's pip."""
-    found = sorted(dest.glob("pip-*.whl"))
-    if not found:
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--no-deps",
-                "--only-binary=:all:",
-                "-d",
-                str(dest),
-                f"pip=={PIP_VERSION}",  # the last for Python 3.9, and it holds PyPI to a date
-            ],
-            capture_output=True,
-            text=True,
-        )
-        found = sorted(dest.glob("pip-*.whl"))
-        if result.returncode != 0 or not found:
-            raise SetupError(f"cannot download a pip wheel for the image ({result.stderr.strip()[-160:]})")
-    return found[-1].name
-
-
 INSTALL_SCRIPT = """\
 #!/bin/sh
 # Written by `evalkit gather`: the era's pytest ({era}) in the venv, whatever pytest the base has,
@@ -353,11 +325,12 @@ def write_recipe(
     if not ca_bundle.is_file():
         raise SetupError(f"--ca-bundle {ca_bundle}: no such file; image builds need it to reach PyPI")
     slug = re.sub(r"[^a-z0-9]+", "-", repo_name.lower()).strip("-") or "repo"
-    key = recipe_files(env, repo_name, era, f"pip-{PIP_VERSION}-py3-none-any.whl")
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:8]
+    files = recipe_files(env, repo_name, era, f"pip-{PIP_VERSION}-py3-none-any.whl")
+    digest = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:8]
     recipe = suite_dir / "_env" / f"{slug}-{digest}"
     recipe.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(ca_bundle, recipe / "ca-bundle.crt")
-    for name, text in recipe_files(env, repo_name, era, _pip_wheel(recipe)).items():
+    if ca_bundle.resolve() != HOST_CA_BUNDLE.resolve():  # the host's own is added at build time
+        shutil.copyfile(ca_bundle, recipe / CA_FILE)
+    for name, text in files.items():
         (recipe / name).write_text(text)
     return f"../_env/{recipe.name}"

@@ -27,7 +27,7 @@ from evalkit.diffs import DEFAULT_TEST_GLOBS, changed_paths, parsed_diff
 from evalkit.errors import EvalkitError
 from evalkit.files import write_atomic
 from evalkit.gather.display import GatherDisplay
-from evalkit.gather.environment import HOST_CA_BUNDLE, Environment, detect_environment, older_python_only, write_recipe
+from evalkit.gather.environment import Environment, detect_environment, older_python_only, write_recipe
 from evalkit.gather.era import Era, era_of
 from evalkit.gather.history import (
     DEFAULT_PYTHON_FILES,
@@ -56,6 +56,7 @@ from evalkit.runs.item_errors import fails_every_item, item_error_line
 from evalkit.runs.local_executor import LocalExecutor
 from evalkit.runs.task_payload import travelling
 from evalkit.sandbox.backend import SandboxBackend
+from evalkit.sandbox.images import HOST_CA_BUNDLE
 from evalkit.sandbox.registry import DEFAULT_BACKEND
 from evalkit.sandbox.workspace import cached_clone
 from evalkit.tasks.load import SUITE_FILE, load_suite

@@ -3,7 +3,6 @@ tasks and rejection reasons; the tasks validate, the oracle resolves them and nu
 repository with dependencies gets an image recipe that installs them."""
 
 import json
-from pathlib import Path
 
 import pytest
 from conftest import run_evalkit
@@ -80,7 +79,7 @@ def test_a_repository_with_dependencies_gets_a_recipe_that_installs_them(docker_
     env = detect_environment(files.get, lambda path: path == "src")
     image = write_recipe(env, "deps-demo", tmp_path / "suite")
     recipe = (tmp_path / "suite" / "task" / image).resolve()
-    assert (recipe / "ca-bundle.crt").read_bytes() == Path("/etc/ssl/certs/ca-certificates.crt").read_bytes()
+    assert not (recipe / "ca-bundle.crt").exists() and not list(recipe.glob("*.whl"))  # joined at build time
     tag = resolve_image(docker_engine, str(recipe))
     assert resolve_image(docker_engine, str(recipe)) == tag  # cached by content hash
     output = docker_engine.containers.run(

@@ -88,6 +88,8 @@ def test_an_old_commit_gets_a_recipe_with_the_eras_pytest_held_pypi_and_its_pyth
     recipe = (tmp_path / "suite" / "task" / image).resolve()
     assert recipe_python_base(recipe).suite == "trixie"
     assert (recipe / "install.sh").read_text() == script
+    # a CA bundle the user named is the recipe's own; the pip wheel joins at build time (images.with_host_files)
+    assert (recipe / "ca-bundle.crt").read_text() == "ca" and not list(recipe.glob("*.whl"))
     newer = write_recipe(env, "lib", tmp_path / "suite", ca, era_of("2024-06-01T00:00:00Z"))
     assert newer != image  # another era, another image; one image per era, not per commit
     assert write_recipe(env, "lib", tmp_path / "suite", ca, era_of("2022-01-01T00:00:00Z")) == image
