@@ -85,7 +85,7 @@ bench-real: setup
 
 test: setup browser llama ray registry
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest --durations=25
 
 test-unit: venv
 	$(VENV)/bin/pytest tests/unit

@@ -251,6 +251,17 @@ _OLDER_PYTHON = re.compile(
 )
 
 
+def package_modules(paths: list[str], listing: Callable[[str], list[str]]) -> list[str]:
+    """`paths`, then the other modules of the folders their Python files are in (`listing` gives a
+    folder's files at the base): importing a package runs its modules too, so a module the change
+    never edits can still need an older Python (toolz 2016: an edit to dicttoolz.py, a Python 3.6
+    generator argument in functoolz.py)."""
+    beside: list[str] = []
+    for folder in dict.fromkeys(posixpath.dirname(p) for p in paths if p.endswith(".py")):
+        beside += [p for p in listing(folder) if p.endswith(".py") and p not in paths and p not in beside]
+    return [*paths, *beside]
+
+
 def older_python_only(read: Callable[[str], str | None], paths: list[str]) -> str | None:
     """Why no offered base can run the change's code: the first of `paths` (the files the change
     edits, read at the base) inside a package (its folder has an `__init__.py`: not a script or an

@@ -27,7 +27,13 @@ from evalkit.diffs import DEFAULT_TEST_GLOBS, changed_paths, parsed_diff
 from evalkit.errors import EvalkitError
 from evalkit.files import write_atomic
 from evalkit.gather.display import GatherDisplay
-from evalkit.gather.environment import Environment, detect_environment, older_python_only, write_recipe
+from evalkit.gather.environment import (
+    Environment,
+    detect_environment,
+    older_python_only,
+    package_modules,
+    write_recipe,
+)
 from evalkit.gather.era import Era, era_of
 from evalkit.gather.history import (
     DEFAULT_PYTHON_FILES,
@@ -126,6 +132,15 @@ def _reader(repo: Path, commit: str) -> tuple[Callable[[str], str | None], Calla
     return read, has_folder
 
 
+def _folder_files(repo: Path, commit: str, folder: str) -> list[str]:
+    """The paths of the files directly in `folder` at `commit`."""
+    spec = f"{folder}/" if folder else "."
+    result = subprocess.run(
+        ["git", "ls-tree", "--name-only", commit, "--", spec], cwd=repo, capture_output=True, text=True
+    )
+    return result.stdout.splitlines() if result.returncode == 0 else []
+
+
 def neighbour_modules(
     repo: Path,
     commit: str,
@@ -205,7 +220,8 @@ def _screen(
                 continue
             stage = "environment"
             read, has_folder = _reader(g.local, commit.parent)
-            if older := older_python_only(read, changed_paths(screened.patch)):
+            listing = partial(_folder_files, g.local, commit.parent)
+            if older := older_python_only(read, package_modules(changed_paths(screened.patch), listing)):
                 display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), stage, older)))
                 continue
             env, era = detect_environment(read, has_folder), era_of(commit.date)

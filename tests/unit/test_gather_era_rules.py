@@ -2,11 +2,19 @@
 repository's pins win, `requires-python` / classifiers pick the Python base; a base run that cannot
 import what the change adds means the tests are new."""
 
+import posixpath
 from pathlib import Path
 
 import pytest
 
-from evalkit.gather.environment import detect_environment, needs_recipe, older_python_only, recipe_files, write_recipe
+from evalkit.gather.environment import (
+    detect_environment,
+    needs_recipe,
+    older_python_only,
+    package_modules,
+    recipe_files,
+    write_recipe,
+)
 from evalkit.gather.era import CURRENT, era_of, python_base_for, runner_requirement
 from evalkit.gather.new_tests import tests_are_new
 from evalkit.gather.validate import classify_tests
@@ -188,3 +196,25 @@ def test_code_for_an_older_python_is_named_before_any_image_is_built():
     assert "Generator expression must be parenthesized" in older_python_only(files.get, ["toolz/functoolz.py"])
     assert older_python_only(files.get, ["sqlparse/modern.py", "README", "absent.py"]) is None
     assert older_python_only(files.get, ["ext/django2jinja/convert.py"]) is None  # outside any package
+
+
+def test_the_older_python_screen_reads_the_modules_beside_the_edited_ones():
+    """toolz 2016 (#314): the change edits dicttoolz.py, but importing toolz runs functoolz.py,
+    whose Python 3.6 generator argument no base parses: the candidate failed in a sandbox."""
+    files = {
+        "toolz/__init__.py": "from .functoolz import *\n",
+        "toolz/dicttoolz.py": "def merge(*dicts):\n    return {}\n",
+        "toolz/functoolz.py": "names = tuple(\n    f.__name__ for f in funcs,\n)\n",
+        "toolz/tests/test_dicttoolz.py": "print 'a test module is not imported with the package'\n",
+        "docs/conf.py": "print 'not a package'\n",
+    }
+
+    def listing(folder: str) -> list[str]:
+        return sorted(p for p in files if posixpath.dirname(p) == folder)
+
+    paths = package_modules(["toolz/dicttoolz.py", "docs/conf.py"], listing)
+    assert paths[:2] == ["toolz/dicttoolz.py", "docs/conf.py"]
+    assert set(paths[2:]) == {"toolz/__init__.py", "toolz/functoolz.py"}
+    assert older_python_only(files.get, ["toolz/dicttoolz.py"]) is None
+    said = older_python_only(files.get, paths)
+    assert said is not None and "toolz/functoolz.py" in said
