@@ -252,12 +252,18 @@ _OLDER_PYTHON = re.compile(
 
 
 def package_modules(paths: list[str], listing: Callable[[str], list[str]]) -> list[str]:
-    """`paths`, then the other modules of the folders their Python files are in (`listing` gives a
-    folder's files at the base): importing a package runs its modules too, so a module the change
-    never edits can still need an older Python (toolz 2016: an edit to dicttoolz.py, a Python 3.6
-    generator argument in functoolz.py)."""
+    """`paths`, then the other modules of the folders their Python files are in and of the
+    repository's top-level packages (`listing` gives a folder's entries at the base): the tests
+    import those, so a module the change never edits can still need an older Python (toolz 2016:
+    a change to dicttoolz.py, or a new `tlz` package, and a Python 3.6 generator argument in
+    toolz/functoolz.py)."""
+    folders = dict.fromkeys(posixpath.dirname(p) for p in paths if p.endswith(".py"))
+    for top in ("", "src"):
+        for entry in listing(top):
+            if not posixpath.basename(entry).startswith("test") and f"{entry}/__init__.py" in listing(entry):
+                folders[entry] = None
     beside: list[str] = []
-    for folder in dict.fromkeys(posixpath.dirname(p) for p in paths if p.endswith(".py")):
+    for folder in folders:
         beside += [p for p in listing(folder) if p.endswith(".py") and p not in paths and p not in beside]
     return [*paths, *beside]
 

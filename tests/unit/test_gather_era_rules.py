@@ -2,7 +2,6 @@
 repository's pins win, `requires-python` / classifiers pick the Python base; a base run that cannot
 import what the change adds means the tests are new."""
 
-import posixpath
 from pathlib import Path
 
 import pytest
@@ -207,10 +206,13 @@ def test_the_older_python_screen_reads_the_modules_beside_the_edited_ones():
         "toolz/functoolz.py": "names = tuple(\n    f.__name__ for f in funcs,\n)\n",
         "toolz/tests/test_dicttoolz.py": "print 'a test module is not imported with the package'\n",
         "docs/conf.py": "print 'not a package'\n",
+        "tests/__init__.py": "",
+        "tests/test_py2.py": "print 'a test package is collected module by module, not imported whole'\n",
     }
 
-    def listing(folder: str) -> list[str]:
-        return sorted(p for p in files if posixpath.dirname(p) == folder)
+    def listing(folder: str) -> list[str]:  # as `git ls-tree --name-only`: files and folders
+        prefix = f"{folder}/" if folder else ""
+        return sorted({prefix + p[len(prefix) :].split("/")[0] for p in files if p.startswith(prefix)})
 
     paths = package_modules(["toolz/dicttoolz.py", "docs/conf.py"], listing)
     assert paths[:2] == ["toolz/dicttoolz.py", "docs/conf.py"]
@@ -218,3 +220,7 @@ def test_the_older_python_screen_reads_the_modules_beside_the_edited_ones():
     assert older_python_only(files.get, ["toolz/dicttoolz.py"]) is None
     said = older_python_only(files.get, paths)
     assert said is not None and "toolz/functoolz.py" in said
+    # #314 adds a package `tlz` that imports toolz: the top-level packages are read too
+    new_package = package_modules(["tlz/__init__.py", "setup.py"], listing)
+    assert "toolz/functoolz.py" in new_package and not {"docs/conf.py", "tests/test_py2.py"} & set(new_package)
+    assert "toolz/functoolz.py" in older_python_only(files.get, new_package)
