@@ -214,12 +214,15 @@ def recipe_tag(client: docker.DockerClient, recipe: Path, base: str, name: str) 
     return f"evalkit/{name}:{recipe_hash(recipe, base_id)}"
 
 
-def build_image(client: docker.DockerClient, context: Path, tag: str, buildargs: dict[str, str], what: str) -> None:
+def build_image(
+    client: docker.DockerClient, context: Path, tag: str, buildargs: dict[str, str], what: str, nocache: bool = False
+) -> None:
     """Build the Dockerfile of `context` as `tag` (the caller holds BUILD_LOCK); a failure is one
-    SandboxError naming `what` and the last line the failing step printed."""
+    SandboxError naming `what` and the last line the failing step printed. `nocache`: every step
+    run again (a first build's cost, measured where the engine already holds the layers)."""
     try:
         # forcerm: a failing step's container goes too (rm alone keeps it, unlabelled, unfindable)
-        client.images.build(path=str(context), tag=tag, buildargs=buildargs, rm=True, forcerm=True)
+        client.images.build(path=str(context), tag=tag, buildargs=buildargs, rm=True, forcerm=True, nocache=nocache)
     except docker.errors.BuildError as exc:
         said = _last_output(exc.build_log)
         raise SandboxError(f"building {what}: {exc.msg}" + (f" (last output: {said})" if said else "")) from None
