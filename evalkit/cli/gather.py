@@ -26,7 +26,7 @@ from evalkit.cli.common import (
 from evalkit.errors import EvalkitError
 from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION
 from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
-from evalkit.sandbox.images import HOST_CA_BUNDLE
+from evalkit.sandbox.env_recipe import HOST_CA_BUNDLE
 from evalkit.wording import counted
 
 

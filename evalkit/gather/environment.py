@@ -30,8 +30,7 @@ from pathlib import Path
 
 from evalkit.errors import SetupError
 from evalkit.gather.era import CURRENT, Era, python_base_for, runner_requirement
-from evalkit.sandbox.env_recipe import PIP_VERSION
-from evalkit.sandbox.images import CA_FILE, HOST_CA_BUNDLE
+from evalkit.sandbox.env_recipe import CA_FILE, HOST_CA_BUNDLE, PIP_VERSION
 from evalkit.sandbox.python_bases import DEFAULT_BASE_IMAGE
 
 REQUIREMENT_FILES = (

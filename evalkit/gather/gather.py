@@ -62,7 +62,7 @@ from evalkit.runs.item_errors import fails_every_item, item_error_line
 from evalkit.runs.local_executor import LocalExecutor
 from evalkit.runs.task_payload import travelling
 from evalkit.sandbox.backend import SandboxBackend
-from evalkit.sandbox.images import HOST_CA_BUNDLE
+from evalkit.sandbox.env_recipe import HOST_CA_BUNDLE
 from evalkit.sandbox.registry import DEFAULT_BACKEND
 from evalkit.sandbox.workspace import cached_clone
 from evalkit.tasks.load import SUITE_FILE, load_suite

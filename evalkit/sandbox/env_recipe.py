@@ -36,7 +36,8 @@ from evalkit.errors import EvalkitError
 from evalkit.sandbox.python_bases import BaseChoice
 
 ENV_PATH = "/opt/env"
-CA_FILE = "ca-bundle.crt"
+CA_FILE = "ca-bundle.crt"  # in a build context
+HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")  # copied there at build time
 REQUIREMENTS_NAME = "requirements.txt"
 CA_IN_IMAGE = "/etc/evalkit/ca-bundle.crt"
 SOURCE_NAME = "source.tar"

@@ -23,15 +23,13 @@ import docker.errors
 
 import evalkit
 from evalkit.errors import SandboxError
-from evalkit.sandbox.env_recipe import PIP_VERSION
+from evalkit.sandbox.env_recipe import CA_FILE, HOST_CA_BUNDLE, PIP_VERSION
 from evalkit.sandbox.python_bases import DEFAULT_BASE_IMAGE, PYTHON_BASES, PythonBase
 from evalkit.wording import without_colour
 
 BASE_IMAGE = DEFAULT_BASE_IMAGE
 REGISTRY_BASE = "python:3.12-slim"
 BUILD_LOCK = threading.Lock()  # one image build at a time, whatever builds it (recipes, agents)
-HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
-CA_FILE = "ca-bundle.crt"
 _PIP_WHEEL = re.compile(r"\bpip-(\d[\w.]*)-py3-none-any\.whl\b")
 
 
