@@ -11,3 +11,4 @@ class FlagKind(StrEnum):
     TEST_TAMPERING = "test_tampering"
     OUTSIDE_WORKSPACE = "outside_workspace"
     HARNESS_TAMPERING = "harness_tampering"
+    OBFUSCATED_CODE = "obfuscated_code"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from evalkit.integrity import IntegrityFlag, IntegrityReport
 from evalkit.verify.command_rules import scan_tool_calls
+from evalkit.verify.obfuscation import scan_obfuscation
 from evalkit.verify.source_rules import scan_source_diff
 
 DEFAULT_WORKDIR = "/workspace"
@@ -27,7 +28,12 @@ def scan_attempt(
     restored: list[str] | None = None,
 ) -> IntegrityReport:
     """Every flag of one attempt: trajectory and diff rules, and the test run's own flags."""
-    flags = [*scan_tool_calls(events, workdir_of(events)), *scan_source_diff(patch), *(test_flags or [])]
+    flags = [
+        *scan_tool_calls(events, workdir_of(events)),
+        *scan_source_diff(patch),
+        *scan_obfuscation(patch),
+        *(test_flags or []),
+    ]
     return IntegrityReport.of(flags, restored)
 
 
