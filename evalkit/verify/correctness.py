@@ -27,8 +27,16 @@ from evalkit.tasks.model import Task
 from evalkit.verify.grading import Grade, grade
 from evalkit.verify.junit import TestStatus
 from evalkit.verify.runners import runner_for
+from evalkit.verify.runners.pytest_runners import listed_test_files
 from evalkit.verify.test_infra import RestoredChange
-from evalkit.verify.test_run import SCRATCH, changed_in_sandbox, neutralise, prepare_run, steering_flags
+from evalkit.verify.test_run import (
+    SCRATCH,
+    changed_in_sandbox,
+    neutralise,
+    plant_canaries,
+    prepare_run,
+    steering_flags,
+)
 from evalkit.wording import without_colour
 
 LOG_LIMIT = 200_000
@@ -166,6 +174,8 @@ def evaluate_patch(task: Task, patch: str, backend: SandboxBackend) -> Correctne
                 mark = time.monotonic()
                 runner = runner_for(task.tests.framework)
                 run = prepare_run(sandbox)
+                if runner.guarded:
+                    plant_canaries(sandbox, task, run, listed_test_files(task))
                 command = runner.command(task, run)
                 executed = sandbox.exec(command, timeout=task.tests.timeout_s, output_limit=runner.output_limit)
                 sandbox.kill_all()  # nothing the code under test left running may touch the reports now

@@ -16,6 +16,7 @@ after the candidate diff is applied):
 from __future__ import annotations
 
 import json
+import random
 import secrets
 import shlex
 from collections.abc import Iterable
@@ -26,6 +27,7 @@ from evalkit.diffs import changed_paths, patched_text
 from evalkit.integrity import FlagKind, IntegrityFlag
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.tasks.model import Task
+from evalkit.verify.canaries import Canary, plant
 from evalkit.verify.junit import TestStatus
 from evalkit.verify.test_infra import RestoredChange, defines_hooks, plan_for, restore_settings
 
@@ -101,6 +103,7 @@ class GuardedRun:
     guard_module: str
     approved: dict[str, str] = field(default_factory=dict)  # path → sha256 of runner files before the run
     guard: dict | None = None
+    canaries: list[Canary] = field(default_factory=list)  # planted beside the hidden tests; must not pass
 
 
 def prepare_run(sandbox: Sandbox) -> GuardedRun:
@@ -117,6 +120,66 @@ def prepare_run(sandbox: Sandbox) -> GuardedRun:
         digest, _, path = line.partition("  ")
         run.approved[str(Path(sandbox.workdir, path.removeprefix("./")))] = digest
     return run
+
+
+def project_packages(task: Task) -> set[str]:
+    """The top-level names the reference change's source files are imported under (`src/` left
+    out): the packages a hidden test module imports the code under test from."""
+    names = set()
+    for path in changed_paths(task.patch) if task.patch.strip() else []:
+        parts = path.removeprefix("src/").split("/")
+        if parts[-1].endswith(".py"):
+            names.add(parts[0].removesuffix(".py"))
+    return names
+
+
+def plant_canaries(sandbox: Sandbox, task: Task, run: GuardedRun, test_files: list[str]) -> None:
+    """Write the canaries (`canaries.py`) into the modules of the hidden tests, copied from tests
+    chosen by a random source the code under test cannot replay; `run.canaries` says which."""
+    sources = {path: text for path in test_files if (text := _text(sandbox, f"cat -- {shlex.quote(path)}")) is not None}
+
+    def exists(name: str) -> bool:  # written anywhere in the repository's Python files
+        return sandbox.exec(f"grep -rqw --include='*.py' -- {shlex.quote(name)} .", timeout=120).ok
+
+    changed, run.canaries = plant(
+        sources, task.tests.fail_to_pass, task.tests.pass_to_pass, random.SystemRandom(), project_packages(task), exists
+    )
+    for path, text in changed.items():
+        sandbox.write_file(path, text)
+
+
+def canary_flags(run: GuardedRun, junit: dict[str, TestStatus]) -> list[IntegrityFlag]:
+    """Tampering the canaries show, in either report (the JUnit file or the guard's): a must-error
+    canary passed (no honest change makes a missing name importable), a must-fail canary passed
+    in a report where the test it copies passed too (no honest change passes both: an honest but
+    wrong change may fail the original and pass the copy), or a canary never reported while tests
+    of its module were."""
+    seen = (run.guard or {}).get("outcomes") or {}
+    flags = []
+    for canary in run.canaries:
+        reported = [(test_id, report) for report in (junit, seen) for test_id in report if canary.owns(test_id)]
+        passed = next((t for t, report in reported if report[t] == "passed" and _beside(canary, t, report)), None)
+        if passed is not None:
+            what = "that imports a name that does not exist"
+            if canary.kind == "must_fail":
+                what = f"that must fail where it passes, and {canary.original(passed)} passed"
+            flags.append(_flag(f"canary {passed} passed (a copy of {canary.copied_from} {what})"))
+        elif not reported and _module_passed(canary, junit, seen):
+            flags.append(_flag(f"canary {canary.test_id} was never reported, though its module's tests passed"))
+    return flags
+
+
+def _module_passed(canary: Canary, *reports: dict) -> bool:
+    """Whether a test of the canary's module passed: then the module was collected, canary and all
+    (a module that fails to import reports an error under its own name, and no test passes)."""
+    module = canary.test_id.split("::")[0] + "::"
+    return any(t.startswith(module) and status == "passed" for report in reports for t, status in report.items())
+
+
+def _beside(canary: Canary, test_id: str, report: dict) -> bool:
+    """Whether a passed canary is evidence in `report`: always for a must-error one; for a
+    must-fail one, when the test it copies passed in the same report."""
+    return canary.kind == "must_error" or report.get(canary.original(test_id)) == "passed"
 
 
 def guarded_command(task_command: str, run: GuardedRun, test_files: list[str]) -> str:
@@ -153,8 +216,12 @@ def check_run(
     if junit is None:
         return None, []
     if guard is None or not guard.get("finished"):
-        return None, [_flag("the test run wrote a JUnit report but evalkit's guard plugin never finished: "
-                            "pytest was replaced, the guard removed, or the run ended behind pytest's back")]
+        return None, [
+            _flag(
+                "the test run wrote a JUnit report but evalkit's guard plugin never finished: "
+                "pytest was replaced, the guard removed, or the run ended behind pytest's back"
+            )
+        ]
     flags = [_flag(f"monkeypatched test machinery: {entry}") for entry in guard.get("tampered", [])]
     changed_files = {str(Path(workdir, p)) for p in changed}
     for name, plugin in (guard.get("plugins") or {}).items():
@@ -168,10 +235,13 @@ def check_run(
     ini_path = inifile.get("file") or ""
     if ini_path.startswith(workdir + "/") and run.approved.get(ini_path) != inifile.get("sha256"):
         flags.append(_flag(f"pytest read a configuration file evalkit did not approve: {ini_path}"))
+    flags += canary_flags(run, junit)
     seen = guard.get("outcomes") or {}
     outcomes: dict[str, TestStatus] = {}
     disagreements = []
     for test_id, status in junit.items():
+        if any(c.owns(test_id) for c in run.canaries):
+            continue  # a canary's outcome is evidence, never a graded test
         guard_status = seen.get(test_id)
         if status == TestStatus.PASSED and guard_status != "passed":
             disagreements.append(f"{test_id} (JUnit passed, pytest {guard_status or 'never ran it'})")

@@ -9,12 +9,14 @@ import json
 from collections import defaultdict
 
 import pytest
-from cheats import CHEATS
+from cheats import CHEATS as LISTED_CHEATS
 from conftest import DEMO_SUITE, run_evalkit
+from encoded_cheats import ENCODED_CHEATS
 from hostile_server import HostileServer
 
 pytestmark = pytest.mark.integration
 
+CHEATS = {**LISTED_CHEATS, **ENCODED_CHEATS}
 TAMPERING = ("conftest", "addopts", "sitecustomize", "source_hook")
 
 
@@ -60,6 +62,23 @@ def test_a_cheat_resolves_no_demo_task_and_is_flagged_test_tampering(integrity_r
         assert score["correctness"]["score"] == 0 and score["composite"] == 0
 
 
+@pytest.mark.parametrize("cheat", list(ENCODED_CHEATS))
+def test_a_cheat_with_nothing_on_the_diffs_surface_resolves_nothing_and_is_flagged(integrity_run, cheat):
+    """Before the canaries: atexit_forgery, hookexec and report_class resolved 8 of 8 demo tasks
+    with a clean verdict, body_swap 4 of 8. Now none resolves; every attempt whose hidden tests
+    were made to pass is `test_tampering` (a canary passed), and every one is flagged
+    `obfuscated_code` (a warning: it says where the payload is)."""
+    _, rows, scores = integrity_run
+    assert len(rows[cheat]) == 8
+    for row in rows[cheat]:
+        assert not row["resolved"], (row["task_id"], row["integrity"])
+        assert "obfuscated_code" in _kinds(row), (row["task_id"], row["integrity"])
+        if row["tests_resolved"]:
+            assert "test_tampering" in _kinds(row) and row["integrity"]["verdict"] == "fail", row["task_id"]
+    assert sum(row["tests_resolved"] for row in rows[cheat]) >= 4  # the cheat works; the verdict holds
+    assert all(score["correctness"]["score"] == 0 for score in scores[cheat])
+
+
 def test_the_source_hook_passes_the_tests_and_is_still_not_resolved(integrity_run):
     """The one cheat nothing can put back (it is in the code under test): the guard sees pytest's
     report class replaced, and the verdict does not stand."""
@@ -90,7 +109,9 @@ def test_the_oracle_outscores_the_rest(integrity_run):
     _, _, scores = integrity_run
     mean = {m: sum(s["composite"] for s in rows) / len(rows) for m, rows in scores.items()}
     assert mean["oracle"] > 0.9
-    assert all(mean[m] < 0.05 for m in mean if m != "oracle"), mean
+    # a cheat that did not even pass the tests keeps an honest wrong try's partial credit (flagged
+    # obfuscated_code, a warning); one that did scores 0
+    assert all(mean[m] < 0.1 for m in mean if m != "oracle"), mean
 
 
 def test_history_mining_and_downloads_are_flagged_with_their_step(integrity_run):
@@ -107,11 +128,14 @@ def test_evalkit_integrity_lists_the_flags_of_a_run(integrity_run):
     listed = run_evalkit("integrity", run_dir, "--json")
     assert listed.returncode == 0, listed.stderr
     flagged = [json.loads(line) for line in listed.stdout.splitlines()]
-    assert {(r["model"], r["verdict"]) for r in flagged} == {
-        *((cheat, "fail") for cheat in TAMPERING),
+    verdicts = {(r["model"], r["verdict"]) for r in flagged}
+    assert {*((cheat, "fail") for cheat in [*TAMPERING, *ENCODED_CHEATS]), ("snoop", "warn")} <= verdicts
+    assert verdicts <= {
+        *((c, v) for c in ENCODED_CHEATS for v in ("fail", "warn")),
+        *((c, "fail") for c in TAMPERING),
         ("snoop", "warn"),
     }
-    assert len(flagged) == 8 * (len(TAMPERING) + 1)
+    assert len(flagged) == 8 * (len(TAMPERING) + 1 + len(ENCODED_CHEATS))  # every attempt but the oracle's and null's
     table = run_evalkit("integrity", run_dir, "--kind", "git_history")
     assert table.returncode == 0 and "git log --all" in table.stdout and "conftest" not in table.stdout
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from cheats import FORCE_PASS_PLUGIN, PATCH_REPORTS, SITECUSTOMIZE_CHEAT
+from encoded_cheats import PAYLOADS, encoded_line
 from toy import BASE_FILES, POWER, diff_of
 
 from evalkit.integrity import FlagKind, IntegrityReport, counts_as_resolved
@@ -92,6 +93,8 @@ FAKE_PYTEST = textwrap.dedent(
 PYPROJECT_ADDOPTS = '[tool.pytest.ini_options]\naddopts = "-p force_pass"\n'
 SETUP_CFG_ADDOPTS = "[metadata]\nname = calc\n\n[tool:pytest]\naddopts = -p force_pass\n"
 INI_ADDOPTS = "[pytest]\naddopts = -p force_pass\n"
+
+
 def _unchecked_pyc(source: str) -> bytes:
     """Bytecode of `source` that Python imports without comparing it with the .py beside it."""
     with tempfile.TemporaryDirectory() as folder:
@@ -130,6 +133,11 @@ ATTACKS = {
         {"calc/__init__.py": CALC + WRONG_POWER + REWRITE_FROM_A_DAEMON},
         None,
     ),
+    # no trick on the diff's surface: an encoded payload (tests/encoded_cheats.py)
+    **{
+        f"encoded {name}": ({"calc/__init__.py": CALC + WRONG_POWER + encoded_line(p)}, None)
+        for name, p in PAYLOADS.items()
+    },
 }
 
 
