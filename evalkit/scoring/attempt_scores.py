@@ -33,6 +33,7 @@ from evalkit.scoring.quality import (
     QualityCache,
     QualityDraft,
     QualityScore,
+    broken_share,
     draft_quality,
     score_quality,
 )
@@ -177,6 +178,7 @@ def score_attempt(
         quality = score_quality(
             record.model_patch, task.patch, base_file, forbidden=_forbidden(task, settings), cache=quality_cache
         )
+    quality = broken_share(quality, len(record.pass_to_pass.passed), len(record.pass_to_pass.failed))
     limits = record.limits or _started_limits(events) or task.limits  # as the run set them
     efficiency = score_efficiency(record, limits, price, user_price)
     touched = changed_paths(record.model_patch) if record.model_patch.strip() else []

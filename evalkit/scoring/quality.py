@@ -29,6 +29,10 @@ Test files (by the one test-path rule, `diffs.is_test_path`: under `tests/`, `te
 a `tests/` folder anywhere, `test_*.py`, `*_test.py`, `conftest.py`) count in neither scope nor
 size: writing tests is not straying. Binary files are left out of lint and syntax.
 
+A change that breaks PASS_TO_PASS tests (they pass before it) keeps that share of its score:
+`broken_share` multiplies the score by the fraction still passing, so breaking them all scores 0
+whatever the diff looks like; the parts are kept as they are, the count beside them.
+
 Default weights: lint 0.25, syntax 0.2, hygiene 0.25, scope 0.15, size 0.15; `weights` overrides
 them part by part, and the weights recorded are those used, normalised to sum to 1. The score is
 the weighted mean over the parts present, rounded to 4 decimals; an empty patch, or one that does
@@ -89,6 +93,7 @@ class QualityScore(BaseModel):
     changed_lines: int = 0  # non-test lines, added + removed
     reference_lines: int
     size_ratio: float | None = None
+    broken_pass_to_pass: int = 0  # PASS_TO_PASS tests the change made fail (`broken_share`)
     note: str | None = None
 
 
@@ -344,3 +349,12 @@ def _size_part(ratio: float | None) -> float:
     if ratio <= 0:
         return 0.0
     return max(0.0, min(1.0, ratio / 0.5, 2 / ratio))
+
+
+def broken_share(quality: QualityScore, passed: int, failed: int) -> QualityScore:
+    """`quality` with its score scaled by the share of PASS_TO_PASS tests still passing (`failed`
+    of `passed + failed` broken by the change); unchanged when none broke or none were run."""
+    if not failed or quality.score is None:
+        return quality
+    kept = passed / (passed + failed)
+    return quality.model_copy(update={"score": round(quality.score * kept, 4), "broken_pass_to_pass": failed})

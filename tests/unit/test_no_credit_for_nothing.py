@@ -134,3 +134,22 @@ def test_a_warning_does_not_cost_the_verdict(toy_task, toy_suite_dir):
     scores = _score(toy_task, record, events)
     assert scores.integrity.verdict == "warn" and scores.integrity.kinds() == ["git_history"]
     assert scores.correctness.resolved and scores.composite > 0.9
+
+
+@pytest.mark.parametrize(("broken", "factor"), [(0, 1.0), (1, 0.5), (2, 0.0)])
+def test_breaking_what_worked_costs_quality_in_proportion(toy_task, toy_suite_dir, broken, factor):
+    """PASS_TO_PASS tests pass before the change: each one the change breaks takes its share of the
+    quality score, and breaking them all leaves none (an honest-looking diff, 0.71 before)."""
+    record, events = _attempt(toy_task, toy_suite_dir, WRONG, tests_resolved=False, turns=4)
+    kept = record
+    p2p = toy_task.tests.pass_to_pass
+    assert len(p2p) == 2
+    record = AttemptRecord.model_validate(
+        {**record.model_dump(), "pass_to_pass": {"passed": p2p[broken:], "failed": p2p[:broken]}}
+    )
+    whole = _score(toy_task, kept, events).quality
+    scored = _score(toy_task, record, events).quality
+    assert whole.score > 0.5
+    assert scored.score == pytest.approx(round(whole.score * factor, 4))
+    assert scored.broken_pass_to_pass == broken
+    assert scored.parts == whole.parts  # the parts stand; the breakage is evidence beside them
