@@ -152,8 +152,8 @@ def canary_flags(run: GuardedRun, junit: dict[str, TestStatus]) -> list[Integrit
     """Tampering the canaries show, in either report (the JUnit file or the guard's): a must-error
     canary passed (no honest change makes a missing name importable), a must-fail canary passed
     in a report where the test it copies passed too (no honest change passes both: an honest but
-    wrong change may fail the original and pass the copy), or a canary never reported while tests
-    of its module were."""
+    wrong change may fail the original and pass the copy), or a canary never reported while a test
+    of its module passed."""
     seen = (run.guard or {}).get("outcomes") or {}
     flags = []
     for canary in run.canaries:
