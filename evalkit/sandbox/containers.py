@@ -205,18 +205,32 @@ def _evalkit_containers(client: docker.DockerClient) -> list[dict]:
 
 def prune(client: docker.DockerClient, run_id: str | None = None, live_too: bool = False) -> PruneResult:
     """Remove the evalkit containers (of one run when `run_id` is given) whose owner process is
-    dead; with `live_too`, those of live processes (runs in progress) as well."""
+    dead; with `live_too`, those of live processes (runs in progress) as well.
+
+    Passes repeat until a listing shows none left: a killed owner's last `create` may still be under
+    way in the engine, listed (its settings are saved first) but not yet removable (the engine
+    answers "no such container"), and it appears for good a moment later."""
     result = PruneResult()
-    for info in _evalkit_containers(client):
-        labels = info.get("Labels") or {}
-        if run_id and labels.get(LABEL_RUN) != run_id:
-            continue
-        container = PrunedContainer(info["Id"][:12], labels.get(LABEL_RUN, ""), labels.get(LABEL_TASK, ""))
-        if not live_too and owner_alive(labels):
-            result.kept.append(container)
-            continue
-        remove_container(client, info["Id"])
-        result.removed.append(container)
+    removed: dict[str, PrunedContainer] = {}
+    kept: dict[str, PrunedContainer] = {}
+    deadline = time.monotonic() + REMOVAL_WAIT_S
+    while True:
+        pending = 0
+        for info in _evalkit_containers(client):
+            labels = info.get("Labels") or {}
+            if run_id and labels.get(LABEL_RUN) != run_id:
+                continue
+            container = PrunedContainer(info["Id"][:12], labels.get(LABEL_RUN, ""), labels.get(LABEL_TASK, ""))
+            if not live_too and owner_alive(labels):
+                kept[info["Id"]] = container
+                continue
+            remove_container(client, info["Id"])
+            removed[info["Id"]] = container
+            pending += 1
+        if not pending or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    result.removed, result.kept = list(removed.values()), list(kept.values())
     for info in client.api.networks(filters={"label": LABEL_RUN}):
         labels = info.get("Labels") or {}
         if (run_id and labels.get(LABEL_RUN) != run_id) or (not live_too and owner_alive(labels)):

@@ -5,6 +5,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 
 import docker.errors
@@ -137,3 +138,34 @@ def test_sandbox_prune_removes_dead_owners_containers_and_all_removes_live_ones_
         for container in made:
             with contextlib.suppress(docker.errors.NotFound):
                 container.remove(force=True)
+
+
+def test_a_sweep_removes_what_it_lists_even_while_a_dead_owners_create_is_still_under_way(docker_engine):
+    """The engine lists a container whose `create` is still under way, answers "no such container" to
+    its removal, then registers it: a sweep that believed the answer left it behind (seen in CI after
+    a SIGKILL). Creates run back to back here, as a killed owner's last one would be."""
+    run_id = f"sweep-race-{os.getpid()}"
+    child = subprocess.Popen(["sleep", "0.1"])
+    dead_owner = {LABEL_OWNER: owner_label(child.pid), LABEL_OWNER_START: process_start(child.pid) or ""}
+    child.wait()
+    labels = {**container_labels(run_id, "race-task", "agent"), **dead_owner}
+    stop = time.monotonic() + 10
+
+    def create_until_stop():
+        while time.monotonic() < stop:
+            docker_engine.api.create_container("evalkit/base:latest", ["true"], labels=labels)
+
+    creator = threading.Thread(target=create_until_stop)
+    creator.start()
+    left_behind = set()
+    try:
+        while creator.is_alive():
+            removed = {c.id for c in sweep_orphans(docker_engine) if c.run_id == run_id}
+            listed = docker_engine.api.containers(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})
+            present = {info["Id"][:12] for info in listed}
+            left_behind |= removed & present
+    finally:
+        creator.join()
+        for info in docker_engine.api.containers(all=True, filters={"label": f"{LABEL_RUN}={run_id}"}):
+            docker_engine.api.remove_container(info["Id"], force=True)
+    assert not left_behind, f"reported removed, still there: {sorted(left_behind)}"
