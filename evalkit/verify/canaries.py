@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import keyword
 import random
 import re
 from collections.abc import Callable, Iterable
@@ -187,7 +188,9 @@ def _missing_name(tree: ast.Module, rng: random.Random, exists: Callable[[str], 
     for _ in range(50):
         chosen = [w.lower() for w in (rng.sample(words, 2) if len(words) >= 2 else words * 2)]
         name = "_".join(chosen) if rng.random() < 0.5 else "".join(w.capitalize() for w in chosen)
-        if not exists(name):
+        # words of test names can start with a digit (`test_exits_2`): `from pkg import 2_key` would
+        # be a syntax error, failing every test of the module instead of the canary alone
+        if name.isidentifier() and not keyword.iskeyword(name) and not exists(name):
             return name
     return None
 

@@ -186,3 +186,19 @@ def test_a_test_that_cleans_up_after_its_checks_gives_no_must_fail_copy():
     assert plant_one(source, test_id, "must_fail", random.Random(0), {"sqlparse"}, _never, set()) is None
     erroring = plant_one(source, test_id, "must_error", random.Random(0), {"sqlparse"}, _never, set())
     assert erroring is not None  # fails at its first line, before it changes anything
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_must_error_canary_imports_a_name_python_can_parse(seed):
+    """Test names whose words start with a digit (`test_exits_2`) once gave `from calc import
+    2_exits`: a syntax error that failed every test of the module, not the canary alone (seen as
+    the oracle losing a quarter of its PASS_TO_PASS tests on the demo suite, unflagged)."""
+    source = (
+        "from calc import power\n\n\ndef test_exits_2():\n    assert power(2, 1) == 2\n\n\n"
+        "def test_3_d():\n    assert power(3, 1) == 3\n"
+    )
+    made = plant_one(
+        source, "tests/test_x.py::test_exits_2", "must_error", random.Random(seed), {"calc"}, _never, set()
+    )
+    assert made is not None
+    compile(made[0], "tests/test_x.py", "exec")  # the module still parses
