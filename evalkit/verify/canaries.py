@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import keyword
 import random
 import re
 from collections.abc import Callable, Iterable
@@ -191,8 +190,9 @@ def _missing_name(tree: ast.Module, rng: random.Random, exists: Callable[[str], 
         chosen = [w.lower() for w in (rng.sample(words, 2) if len(words) >= 2 else words * 2)]
         name = "_".join(chosen) if rng.random() < 0.5 else "".join(w.capitalize() for w in chosen)
         # words of test names can start with a digit (`test_exits_2`): `from pkg import 2_key` would
-        # be a syntax error, failing every test of the module instead of the canary alone
-        if name.isidentifier() and not keyword.iskeyword(name) and not exists(name):
+        # be a syntax error, failing every test of the module instead of the canary alone. (Two
+        # words joined by "_" or both capitalised are never a keyword.)
+        if name.isidentifier() and not exists(name):
             return name
     return None
 
