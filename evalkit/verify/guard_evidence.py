@@ -62,8 +62,10 @@ def body_evidence(
 
 def runner_flags(guard: Mapping, changed_files: set[str]) -> list[IntegrityFlag]:
     """The guard's other evidence: test files not as evalkit wrote them when the run started, its
-    trace of test bodies removed, runner members replaced, plugins registered unannounced, and hook
-    functions with no file or from a file the candidate changed."""
+    trace of test bodies removed, runner members replaced (at start-up, before the first conftest,
+    only once code from a file the candidate changed had been imported: installed plugins such as
+    hypothesis patch pytest as they load), plugins registered unannounced, and hook functions with
+    no file or from a file the candidate changed."""
     flags = []
     if sources := guard.get("sources_changed"):
         flags.append(_flag(f"hidden test files were not evalkit's when the test run started: {_listed(sources)}"))
@@ -71,6 +73,14 @@ def runner_flags(guard: Mapping, changed_files: set[str]) -> list[IntegrityFlag]
         flags.append(_flag(f"evalkit's trace of test bodies was removed or replaced during: {_listed(lost)}"))
     if changed := guard.get("runner_changed"):
         flags.append(_flag(f"the test runner changed while the tests ran: {_listed(changed)}"))
+    ran_at_start = sorted(set(guard.get("imported_at_start") or []) & changed_files)
+    if (at_start := guard.get("runner_changed_at_start")) and ran_at_start:
+        flags.append(
+            _flag(
+                f"the test runner changed at start-up, after code from the candidate's change ran "
+                f"({_listed(ran_at_start)}): {_listed(at_start)}"
+            )
+        )
     if unannounced := guard.get("plugins_unannounced"):
         flags.append(_flag(f"pytest plugins registered behind the plugin manager's back: {_listed(unannounced)}"))
     origins = guard.get("hook_origins") or {}

@@ -104,6 +104,8 @@ _state = {
     "sources_changed": [],  # watched test files whose bytes were not evalkit's when this plugin loaded
     "trace_lost": [],  # tests after whose call the trace function was no longer this plugin's
     "runner_changed": [],  # runner attributes replaced since this plugin loaded
+    "runner_changed_at_start": [],  # ... before the first conftest, by code that is not pytest's own
+    "imported_at_start": [],  # files of the modules imported by then, when anything changed then
     "plugins_unannounced": [],  # registered without pytest_plugin_registered
     "hook_origins": {},  # "hook of plugin" -> the file its function came from ("" for none)
 }
@@ -454,8 +456,12 @@ def _changes(old, new, kinds):
             yield key, "added"
 
 
-def _compare_runner(before, pytests_own_allowed=False):
-    """What changed in the runner since `before` (a `_snapshot`), recorded; the snapshot now."""
+def _compare_runner(before, at_start=False):
+    """What changed in the runner since `before` (a `_snapshot`), recorded; the snapshot now.
+    `at_start`: the window before the first conftest, where pytest's own start-up and installed
+    plugins (hypothesis wraps `FixtureFunctionMarker.__call__` when it is imported) change it:
+    changes whose code is pytest's are dropped, the others kept apart with the files of the
+    modules imported by then, for the harness to judge against the candidate's change."""
     after = _snapshot()
     changed = []
     for name, old in before[0].items():
@@ -471,9 +477,24 @@ def _compare_runner(before, pytests_own_allowed=False):
                 ((name, attr + "." + key), what, new.get(key)) for key, what in _changes(old, new, _MEMBER_KINDS)
             ]
     for (module, attr), what, now in changed:
-        if not (pytests_own_allowed and what != "removed" and _pytests_own(now)):
-            _state["runner_changed"].append("%s.%s %s" % (module, attr, what))
+        entry = "%s.%s %s" % (module, attr, what)
+        if not at_start or what == "removed":
+            _state["runner_changed"].append(entry)
+        elif not _pytests_own(now):
+            _state["runner_changed_at_start"].append(entry)
+    if at_start and _state["runner_changed_at_start"]:
+        _state["imported_at_start"] = _imported_since_load()
     return after
+
+
+def _imported_since_load():
+    """The real paths of the modules imported since this plugin loaded."""
+    files = set()
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None) if name not in _MODULES_AT_LOAD else None
+        if isinstance(path, str):
+            files.add(os.path.realpath(path))
+    return sorted(files)
 
 
 _ORIGINS = {}  # a code object's file -> its real path, or "" when no such file exists
@@ -543,11 +564,11 @@ def pytest_plugin_registered(plugin, manager):
 
 
 def pytest_load_initial_conftests(early_config):
-    """After pytest's own start-up (its legacy-path plugin's implementation is `tryfirst`) and
-    before the first conftest (loaded by pytest's `trylast` one): what changed in the runner since
-    this plugin loaded is pytest's own doing, or evidence."""
+    """After pytest's own start-up and the installed plugins' imports (its legacy-path plugin's
+    implementation is `tryfirst`) and before the first conftest (loaded by pytest's `trylast`
+    one): what changed in the runner since this plugin loaded, and what code had run by then."""
     global _runner_before_conftests
-    _runner_before_conftests = _compare_runner(_RUNNER_AT_LOAD, pytests_own_allowed=True)
+    _runner_before_conftests = _compare_runner(_RUNNER_AT_LOAD, at_start=True)
 
 
 def pytest_configure(config):
@@ -591,4 +612,5 @@ def pytest_unconfigure(config):
 
 
 _RUNNER_AT_LOAD = _snapshot()
+_MODULES_AT_LOAD = frozenset(sys.modules)
 _runner_before_conftests = None
