@@ -82,6 +82,7 @@ validate-real: setup
 
 bench-real: setup
 	$(VENV)/bin/python benchmarks/real_suite.py --suite $(REAL_SUITE)
+	$(VENV)/bin/python benchmarks/guard_overhead.py --suite $(REAL_SUITE) --per-repository 1
 
 test: setup browser llama ray registry
 	$(VENV)/bin/ruff check .
@@ -103,6 +104,7 @@ bench: setup ray
 	$(VENV)/bin/python benchmarks/proxy_overhead.py
 	$(VENV)/bin/python benchmarks/agent_startup.py
 	$(VENV)/bin/python benchmarks/ray_throughput.py
+	$(VENV)/bin/python benchmarks/guard_overhead.py
 
 clean:  # containers of dead evalkit processes only: runs in progress keep theirs
 	-$(EVALKIT) sandbox prune

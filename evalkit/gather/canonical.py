@@ -10,6 +10,8 @@ import ast
 import re
 from collections.abc import Iterable
 
+from evalkit.pyparse import parse_python
+
 FORMATTING, DOCS, VERSION, ANNOTATIONS, UPGRADE, OLD_PYTHONS = range(6)
 COMPAT_MODULE = re.compile(r"^(_?compat|_compat\w*|six|py\dcompat)$")  # a module of helpers for old Pythons
 
@@ -78,7 +80,7 @@ def version_test(test: ast.expr) -> bool | None:
 
 
 def _copy(node: ast.expr) -> ast.expr:
-    return ast.parse(ast.unparse(node), mode="eval").body
+    return parse_python(ast.unparse(node), mode="eval").body
 
 
 class Canonical(ast.NodeTransformer):
@@ -358,7 +360,7 @@ def tried_import(node: ast.Try) -> bool:
 def canonical_pair(before: str | None, after: str | None, stage: int) -> tuple[ast.Module, ast.Module] | None:
     """Both sides of a module canonical at `stage`; None when one does not parse."""
     try:
-        old, new = ast.parse(before or ""), ast.parse(after or "")
+        old, new = parse_python(before or ""), parse_python(after or "")
     except (SyntaxError, ValueError):
         return None
     known = {

@@ -10,6 +10,7 @@ from collections import Counter
 
 from evalkit.diffs import parsed_diff
 from evalkit.gather.interface import Texts
+from evalkit.pyparse import parse_python
 
 Spans = dict[int, str]  # line number → qualified name of the innermost definition holding it
 
@@ -18,7 +19,7 @@ def _spans(text: str | None) -> Spans:
     """Each line's definition: a class holds its own lines, a method those of its body; a function
     holds the definitions nested in it (they are its body). {} when the text does not parse."""
     try:
-        tree = ast.parse(text or "")
+        tree = parse_python(text or "")
     except SyntaxError:
         return {}
     found: Spans = {}

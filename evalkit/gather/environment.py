@@ -30,6 +30,7 @@ from pathlib import Path
 
 from evalkit.errors import SetupError
 from evalkit.gather.era import CURRENT, Era, python_base_for, runner_requirement
+from evalkit.pyparse import parse_python
 from evalkit.sandbox.env_recipe import CA_FILE, HOST_CA_BUNDLE, PIP_VERSION
 from evalkit.sandbox.python_bases import DEFAULT_BASE_IMAGE
 
@@ -135,7 +136,7 @@ def _from_setup_py(text: str) -> list[str]:
     """`install_requires` and the test extras of a `setup(...)` call, when they are literal lists:
     parsed, never run (Jinja 3.0 keeps its one dependency, MarkupSafe, only there)."""
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except SyntaxError:
         return []
     found: list[str] = []
@@ -276,7 +277,7 @@ def older_python_only(read: Callable[[str], str | None], paths: list[str]) -> st
         packaged = path.endswith(".py") and read(posixpath.join(posixpath.dirname(path), "__init__.py")) is not None
         text = read(path) if packaged else None
         try:
-            ast.parse(text or "")
+            parse_python(text or "")
         except SyntaxError as exc:
             if _OLDER_PYTHON.search(str(exc.msg)):
                 return f"code for an older Python ({path}, line {exc.lineno}: {exc.msg}); the oldest base is 3.9"

@@ -19,6 +19,7 @@ from evalkit.diffs import diff_line_starts
 from evalkit.gather.sentences import shorten
 from evalkit.gather.surface import Definition, definitions, module_name
 from evalkit.gather.test_usage import TestUsage
+from evalkit.pyparse import parse_python
 
 # (words, whole words?) → those of them found anywhere in the base tree's Python files
 BaseSearch = Callable[[list[str], bool], set[str]]
@@ -117,7 +118,7 @@ def defined_words(sources: Texts) -> set[str]:
     found: set[str] = set()
     for _, after in sources.values():
         try:
-            tree = ast.parse(after or "")
+            tree = parse_python(after or "")
         except SyntaxError:
             continue
         top = {id(n) for n in tree.body} | {id(n) for c in tree.body if isinstance(c, ast.ClassDef) for n in c.body}

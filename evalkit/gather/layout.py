@@ -28,6 +28,7 @@ from pathlib import Path
 
 from evalkit.diffs import DEFAULT_TEST_GLOBS, is_test_path
 from evalkit.gather.history import DEFAULT_PYTHON_FILES, git, is_test_module
+from evalkit.pyparse import parse_python
 
 _TEST_FOLDER = re.compile(r"^(tests?|testing|testsuite|test_?suite|.+_tests?|unittests?|t)$", re.I)
 _MAX_MODULES_READ = 400  # test modules whose literals are read at one commit
@@ -113,7 +114,7 @@ def _test_folders(files: list[str], patterns: tuple[str, ...]) -> list[str]:
 @lru_cache(maxsize=4096)  # a test module is read at every commit of a walk, mostly unchanged
 def _literals(source: str) -> frozenset[str]:
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError):
         return frozenset()
     return frozenset(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))

@@ -42,6 +42,7 @@ from evalkit.gather.canonical import (
     version_test,
 )
 from evalkit.gather.interface import Texts
+from evalkit.pyparse import parse_python
 
 REASONS = {
     FORMATTING: "mechanical: formatting only",
@@ -109,7 +110,7 @@ def _code(text: str | None) -> list[tuple[int, str]] | None:
     """The numbered lines of a module that are code: neither blank, nor comments, nor docstrings
     (nor strings documenting an attribute); None when it does not parse."""
     try:
-        tree = ast.parse(text or "")
+        tree = parse_python(text or "")
     except (SyntaxError, ValueError):
         return None  # tokenize then parses what ast has parsed
     prose = {
@@ -137,7 +138,7 @@ def _version_compat(text: str) -> set[int]:
     """The lines of a module that serve old Pythons: version tests and their branches, imports
     tried with a fallback, and lines naming compatibility helpers (PY2, six, text_type...)."""
     found = {n for n, line in enumerate(text.splitlines(), 1) if _COMPAT_WORD.search(line)}
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(parse_python(text)):
         if (
             isinstance(node, ast.If)
             and (version_test(node.test) is not None or _COMPAT_WORD.search(ast.unparse(node.test)))

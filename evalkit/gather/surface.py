@@ -8,6 +8,7 @@ import ast
 from dataclasses import dataclass
 
 from evalkit.gather.sentences import sentences, shorten
+from evalkit.pyparse import parse_python
 
 _MAX_DEFAULT = 40  # a longer default value is shown as "..."
 
@@ -142,7 +143,7 @@ def _options(tree: ast.Module, path: str) -> list[Definition]:
 def definitions(text: str, path: str) -> list[Definition]:
     """Every public name `text` defines, in source order; [] when it does not parse."""
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except SyntaxError:
         return []
     found: list[Definition] = []

@@ -11,6 +11,8 @@ import builtins
 import re
 from dataclasses import dataclass, field
 
+from evalkit.pyparse import parse_python
+
 _REGEX_META = re.compile(r"[.*+?^$()\[\]{}|]")
 _MIN_MESSAGE = 4  # a shorter literal is too common to say anything
 
@@ -29,11 +31,11 @@ TestUsage.__test__ = False  # not a pytest test
 def _changed_nodes(before: str | None, after: str) -> list[ast.AST]:
     """The top-level statements of `after` that are new or differ from `before` (a test class counts
     by its methods), plus every import: the code the changed tests run."""
-    tree = ast.parse(after)
+    tree = parse_python(after)
     old: dict[str, str] = {}
     if before:
         try:
-            for node in ast.parse(before).body:
+            for node in parse_python(before).body:
                 for item in _units(node):
                     old[_unit_name(item)] = ast.dump(item)
         except SyntaxError:

@@ -41,7 +41,6 @@ not apply to the base files, scores 0 with a note and no parts.
 
 from __future__ import annotations
 
-import ast
 import os
 import shutil
 import tempfile
@@ -57,6 +56,7 @@ from pydantic import BaseModel, Field
 
 from evalkit.diffs import GIT_APPLY, PATCH_FUZZ, changed_lines, changed_paths, is_test_path
 from evalkit.errors import EvalkitError
+from evalkit.pyparse import parse_python
 from evalkit.scoring.quality_hygiene import ChangedFile, changed_files, hygiene_findings, non_test_diff
 from evalkit.scoring.quality_lint import Linter, RuffUnavailable, run_tool
 
@@ -337,7 +337,7 @@ def _parses(text: str | None) -> bool:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. SyntaxWarning for invalid escapes: still parses
         try:
-            ast.parse(text)
+            parse_python(text)
         except (SyntaxError, ValueError):
             return False
     return True

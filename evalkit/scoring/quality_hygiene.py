@@ -22,6 +22,7 @@ from unidiff import PatchedFile
 from unidiff.patch import Hunk, Line
 
 from evalkit.diffs import changed_paths, is_test_path, parsed_diff
+from evalkit.pyparse import parse_python
 
 LITTER = ("*.orig", "*.rej", "*.bak", "*~", "*.swp", ".DS_Store", "*.log", "*.pyc")
 SCRATCH = ("scratch*.py", "tmp*.py", "debug*.py", "repro*.py", "test_*.py")
@@ -145,7 +146,7 @@ def _is_code(text: str) -> bool:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            tree = ast.parse(textwrap.dedent(text))
+            tree = parse_python(textwrap.dedent(text))
         except (SyntaxError, ValueError):
             return False
     return any(not _prose_like(statement) for statement in tree.body)

@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from evalkit.pyparse import parse_python
+
 CanaryKind = Literal["must_fail", "must_error"]
 _NEGATED = {
     "assertEqual": "assertNotEqual",
@@ -217,7 +219,7 @@ def plant_one(
     """`source` (the module of `test_id`) with one canary of `kind` copied from that test, or None
     when that test cannot give one."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError:
         return None
     path, names = split_id(test_id)

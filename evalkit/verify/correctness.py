@@ -36,6 +36,7 @@ from evalkit.verify.test_run import (
     plant_canaries,
     prepare_run,
     steering_flags,
+    write_watch,
 )
 from evalkit.wording import without_colour
 
@@ -75,7 +76,7 @@ class CorrectnessResult(BaseModel):
         )
 
 
-def _apply_candidate(sandbox: Sandbox, patch: str, log: list[str]) -> str | None:
+def apply_candidate(sandbox: Sandbox, patch: str, log: list[str]) -> str | None:
     """Apply `patch` with the first method that works; return its name, or None."""
     path = f"{SCRATCH}/candidate.patch"
     sandbox.write_file(path, patch if patch.endswith("\n") else patch + "\n")
@@ -88,7 +89,7 @@ def _apply_candidate(sandbox: Sandbox, patch: str, log: list[str]) -> str | None
     return None
 
 
-def _apply_hidden_tests(sandbox: Sandbox, task: Task, base_commit: str, log: list[str]) -> str | None:
+def apply_hidden_tests(sandbox: Sandbox, task: Task, base_commit: str, log: list[str]) -> str | None:
     """Reset the test patch's files to the base, then apply it; return an error or None."""
     resets = " ; ".join(
         f"(git checkout {base_commit} -- {shlex.quote(p)} 2>/dev/null || rm -f -- {shlex.quote(p)})"
@@ -161,7 +162,7 @@ def evaluate_patch(task: Task, patch: str, backend: SandboxBackend) -> Correctne
         if result.patch_empty:
             result.patch_applied = True
         else:
-            result.apply_method = _apply_candidate(sandbox, patch, log)
+            result.apply_method = apply_candidate(sandbox, patch, log)
             result.patch_applied = result.apply_method is not None
         timings["apply"] = time.monotonic() - mark
         if not result.patch_applied:
@@ -169,13 +170,14 @@ def evaluate_patch(task: Task, patch: str, backend: SandboxBackend) -> Correctne
         else:
             result.restored = neutralise(sandbox, task, sandbox.base_commit)
             kept = changed_in_sandbox(sandbox, sandbox.base_commit)
-            result.error = _apply_hidden_tests(sandbox, task, sandbox.base_commit, log)
+            result.error = apply_hidden_tests(sandbox, task, sandbox.base_commit, log)
             if result.error is None:
                 mark = time.monotonic()
                 runner = runner_for(task.tests.framework)
                 run = prepare_run(sandbox)
                 if runner.guarded:
                     plant_canaries(sandbox, task, run, listed_test_files(task))
+                    write_watch(sandbox, task, run, listed_test_files(task))
                 command = runner.command(task, run)
                 executed = sandbox.exec(command, timeout=task.tests.timeout_s, output_limit=runner.output_limit)
                 sandbox.kill_all()  # nothing the code under test left running may touch the reports now

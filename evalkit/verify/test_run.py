@@ -9,8 +9,9 @@ after the candidate diff is applied):
    with `-p` under a random name from a folder put first on PYTHONPATH), the JUnit report at a
    random path.
 3. `check_run`: the guard's report is compared with the JUnit report and with the files evalkit
-   approved; every disagreement is a `test_tampering` flag, and a test counts as passed only
-   when both reports say so.
+   approved, and read for its evidence of what ran (`guard_evidence`); every disagreement is a
+   `test_tampering` flag, and a test counts as passed only when both reports say so and its own
+   body ran and returned.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from evalkit.integrity import FlagKind, IntegrityFlag
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.tasks.model import Task
 from evalkit.verify.canaries import Canary, plant
+from evalkit.verify.guard_evidence import body_evidence, runner_flags
 from evalkit.verify.junit import TestStatus
 from evalkit.verify.test_infra import RestoredChange, defines_hooks, plan_for, restore_settings
 
@@ -104,6 +106,11 @@ class GuardedRun:
     approved: dict[str, str] = field(default_factory=dict)  # path → sha256 of runner files before the run
     guard: dict | None = None
     canaries: list[Canary] = field(default_factory=list)  # planted beside the hidden tests; must not pass
+    watched: list[str] = field(default_factory=list)  # tests whose bodies the guard watches run
+
+    @property
+    def watch_path(self) -> str:
+        return self.guard_path.rsplit("/", 1)[0] + "/watch.json"
 
 
 def prepare_run(sandbox: Sandbox) -> GuardedRun:
@@ -148,6 +155,21 @@ def plant_canaries(sandbox: Sandbox, task: Task, run: GuardedRun, test_files: li
         sandbox.write_file(path, text)
 
 
+def write_watch(sandbox: Sandbox, task: Task, run: GuardedRun, test_files: list[str]) -> None:
+    """Tell the guard which tests to watch run (the listed ones and the canaries, in one list it
+    cannot tell apart) and the sha256 of their files as they are now, after the canaries: the
+    guard compiles them as read when it loads, checked against these."""
+    run.watched = [*task.tests.fail_to_pass, *task.tests.pass_to_pass, *(c.test_id for c in run.canaries)]
+    random.SystemRandom().shuffle(run.watched)
+    quoted = " ".join(map(shlex.quote, test_files))
+    listing = _text(sandbox, f"sha256sum -- {quoted} 2>/dev/null") if test_files else ""
+    files = {}
+    for line in (listing or "").splitlines():
+        digest, _, path = line.partition("  ")
+        files[path] = digest
+    sandbox.write_file(run.watch_path, json.dumps({"tests": run.watched, "files": files}))
+
+
 def canary_flags(run: GuardedRun, junit: dict[str, TestStatus]) -> list[IntegrityFlag]:
     """Tampering the canaries show, in either report (the JUnit file or the guard's): a must-error
     canary passed (no honest change makes a missing name importable), a must-fail canary passed
@@ -187,6 +209,7 @@ def guarded_command(task_command: str, run: GuardedRun, test_files: list[str]) -
     folder = run.guard_path.rsplit("/", 1)[0]
     setup = (
         f"{CLEAN_ENVIRONMENT}; export EVALKIT_GUARD_REPORT={shlex.quote(run.guard_path)} "
+        f"EVALKIT_GUARD_WATCH={shlex.quote(run.watch_path)} "
         f'PYTHONPATH={shlex.quote(folder + "/plugin")}"${{PYTHONPATH:+:$PYTHONPATH}}"'
     )
     extra = (
@@ -236,6 +259,7 @@ def check_run(
     if ini_path.startswith(workdir + "/") and run.approved.get(ini_path) != inifile.get("sha256"):
         flags.append(_flag(f"pytest read a configuration file evalkit did not approve: {ini_path}"))
     flags += canary_flags(run, junit)
+    flags += runner_flags(guard, changed_files)
     seen = guard.get("outcomes") or {}
     outcomes: dict[str, TestStatus] = {}
     disagreements = []
@@ -250,4 +274,5 @@ def check_run(
     if disagreements:
         shown = ", ".join(disagreements[:3]) + (f" and {len(disagreements) - 3} more" if len(disagreements) > 3 else "")
         flags.append(_flag(f"the JUnit report disagrees with what pytest saw: {shown}"))
-    return outcomes, flags
+    outcomes, body_flags = body_evidence(guard, run.watched, outcomes)
+    return outcomes, flags + body_flags

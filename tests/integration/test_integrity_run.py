@@ -11,7 +11,7 @@ from collections import defaultdict
 import pytest
 from cheats import CHEATS as LISTED_CHEATS
 from conftest import DEMO_SUITE, run_evalkit
-from encoded_cheats import ENCODED_CHEATS
+from encoded_cheats import ENCODED_CHEATS, SPARING_CANARIES
 from hostile_server import HostileServer
 
 pytestmark = pytest.mark.integration
@@ -65,28 +65,47 @@ def test_a_cheat_resolves_no_demo_task_and_is_flagged_test_tampering(integrity_r
 @pytest.mark.parametrize("cheat", list(ENCODED_CHEATS))
 def test_a_cheat_with_nothing_on_the_diffs_surface_resolves_nothing_and_is_flagged(integrity_run, cheat):
     """Before the canaries: atexit_forgery, hookexec and report_class resolved 8 of 8 demo tasks
-    with a clean verdict, body_swap 4 of 8. Now none resolves; every attempt whose hidden tests
-    were made to pass is `test_tampering` (a canary passed), and every one is flagged
-    `obfuscated_code` (a warning: it says where the payload is)."""
+    with a clean verdict, body_swap 4 of 8. Now none resolves; where the cheat made the hidden
+    tests look passed it is `test_tampering`, and every attempt is flagged `obfuscated_code` (a
+    warning: it says where the payload is)."""
     _, rows, scores = integrity_run
     assert len(rows[cheat]) == 8
     for row in rows[cheat]:
         assert not row["resolved"], (row["task_id"], row["integrity"])
         assert "obfuscated_code" in _kinds(row), (row["task_id"], row["integrity"])
-        if row["tests_resolved"]:
-            assert "test_tampering" in _kinds(row) and row["integrity"]["verdict"] == "fail", row["task_id"]
-    assert sum(row["tests_resolved"] for row in rows[cheat]) >= 4  # the cheat works; the verdict holds
+    tampered = [row for row in rows[cheat] if "test_tampering" in _kinds(row)]
+    assert len(tampered) >= 4 and all(row["integrity"]["verdict"] == "fail" for row in tampered)
     assert all(score["correctness"]["score"] == 0 for score in scores[cheat])
 
 
-def test_the_source_hook_passes_the_tests_and_is_still_not_resolved(integrity_run):
-    """The one cheat nothing can put back (it is in the code under test): the guard sees pytest's
-    report class replaced, and the verdict does not stand."""
+@pytest.mark.parametrize("cheat", SPARING_CANARIES)
+def test_a_cheat_that_spares_the_canaries_is_caught_by_what_ran(integrity_run, cheat):
+    """These spot the canaries and make exactly those fail. Before the execution evidence and the
+    whole-runner watch they resolved 4, 7 and 3 of 8 (swap, plugin, property), verdict "warn"
+    (obfuscated_code only). Now the evidence is what the guard saw run: a body that never ran or
+    raised under a "passed" report, a runner member replaced, a hook function with no file."""
     _, rows, _ = integrity_run
-    assert all(row["tests_resolved"] for row in rows["source_hook"])
+    caught = [row for row in rows[cheat] if _evidence(row, NOT_A_CANARY)]
+    assert len(caught) >= 4, [(row["task_id"], row["integrity"]) for row in rows[cheat]]
+    assert all(not row["resolved"] and row["integrity"]["verdict"] == "fail" for row in caught)
+
+
+NOT_A_CANARY = ("own body never ran", "own body raised", "runner changed", "made at run time (no file)")
+
+
+def _evidence(row: dict, phrases: tuple[str, ...]) -> bool:
+    return any(p in flag["evidence"] for flag in row["integrity"]["flags"] for p in phrases)
+
+
+def test_the_source_hook_forges_passes_that_the_evidence_of_what_ran_turns_back(integrity_run):
+    """The one cheat nothing can put back (it is in the code under test): its reports say passed,
+    the guard sees pytest's report class replaced, and the bodies that raised under those reports
+    count as failed, so even the tests alone do not resolve the task."""
+    _, rows, _ = integrity_run
     for row in rows["source_hook"]:
         evidence = " ".join(flag["evidence"] for flag in row["integrity"]["flags"])
-        assert "TestReport" in evidence
+        assert "TestReport" in evidence and "own body raised" in evidence
+        assert row["tests_resolved"] is False
 
 
 def test_the_oracle_resolves_every_task_with_no_flag(integrity_run):
@@ -150,6 +169,11 @@ def test_rescoring_gives_the_same_integrity_and_flag_mode_lets_the_tests_decide(
     rescored = run_evalkit("score", run_dir, "--config", config)
     assert rescored.returncode == 0, rescored.stderr
     flagged_only = [json.loads(line) for line in (run_dir / "scores.jsonl").read_text().splitlines()]
+    tests_said = {(r["model"], r["task_id"]): r["tests_resolved"] for model in rows for r in rows[model]}
+    # the verdict no longer decides: what the tests said does (oracle 8/8)...
+    assert all(s["correctness"]["resolved"] == tests_said[s["model"], s["task_id"]] for s in flagged_only)
+    assert sum(s["correctness"]["resolved"] for s in flagged_only if s["model"] == "oracle") == 8
+    # ...and a pass forged by the code under test was never the tests' word: still failed, still flagged
     hooked = [s for s in flagged_only if s["model"] == "source_hook"]
-    assert all(s["correctness"]["resolved"] and s["integrity"]["verdict"] == "fail" for s in hooked)
+    assert hooked and all(not s["correctness"]["resolved"] and s["integrity"]["verdict"] == "fail" for s in hooked)
     assert run_evalkit("score", run_dir).returncode == 0  # back to the default for the other tests

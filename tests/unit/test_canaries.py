@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from encoded_cheats import PAYLOADS, encoded_line
+from encoded_cheats import PAYLOADS, SPARING_CANARIES, encoded_line
 from toy import BASE_FILES, HIDDEN_TEST, POWER
 
 from evalkit.verify.canaries import Canary, plant, plant_one
@@ -56,7 +56,7 @@ def test_an_honest_change_passes_its_tests_and_fails_every_canary(tmp_path, seed
     assert all(outcomes[t] == TestStatus.PASSED for t in F2P + P2P)
 
 
-@pytest.mark.parametrize("cheat", list(PAYLOADS))
+@pytest.mark.parametrize("cheat", [name for name in PAYLOADS if name not in SPARING_CANARIES])
 def test_a_cheat_that_makes_tests_look_passed_passes_a_canary(tmp_path, cheat):
     outcomes, canaries = _run(tmp_path, CALC + encoded_line(PAYLOADS[cheat]), 4)
     assert any(outcomes.get(c.test_id) == TestStatus.PASSED for c in canaries), (cheat, outcomes)

@@ -20,7 +20,8 @@ import evalkit
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("evalkit.errors", "evalkit.wording", "evalkit.plain_errors", "evalkit.files", "evalkit.diffs",
               "evalkit.flag_kinds", "evalkit.integrity", "evalkit.lazy_table", "evalkit.axes",
-              "evalkit.cutoff")),  # cutoff: the knowledge-cutoff rule, read by models, scoring and report
+              "evalkit.cutoff",  # cutoff: the knowledge-cutoff rule, read by models, scoring and report
+              "evalkit.pyparse")),  # pyparse: ast.parse one thread at a time (CPython 3.11's shared state)
     ("tasks", ("evalkit.tasks", "evalkit.envs")),  # envs: SWE-bench install specs per (repo, version)
     ("records", ("evalkit.records",)),  # an attempt record carries its task's limits
     ("sandbox", ("evalkit.sandbox",)),

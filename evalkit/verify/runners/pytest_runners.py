@@ -12,9 +12,9 @@ from evalkit.verify.runners import RunnerReport
 from evalkit.verify.test_run import GuardedRun, check_run, guarded_command, read_guard
 
 LOG_LIMIT = 200_000
-# tox 4 hands its commands only the variables its `pass_env` names; the guard needs these two.
+# tox 4 hands its commands only the variables its `pass_env` names; the guard needs these three.
 # `--current-env` (tox-current-env) already passes every variable; without it this override does.
-TOX_PASS_ENV = "export TOX_OVERRIDE='testenv.pass_env+=PYTHONPATH,EVALKIT_GUARD_REPORT'"
+TOX_PASS_ENV = "export TOX_OVERRIDE='testenv.pass_env+=PYTHONPATH,EVALKIT_GUARD_REPORT,EVALKIT_GUARD_WATCH'"
 GUARD_NOT_LOADED = (
     "evalkit's guard plugin could not be loaded: does the test command replace PYTHONPATH? "
     "(write PYTHONPATH=...:$PYTHONPATH)"

@@ -1,0 +1,115 @@
+"""What evalkit's guard costs a hidden-test run: the same tests, in the same sandbox (reference
+change and hidden tests applied), run plainly (the task's command on the listed test files) and
+guarded as scoring runs them (guard plugin with its execution evidence and whole-runner watch, the
+canaries planted, the watch written, JUnit report, clean environment). Runs alternate, so drift
+spreads over both; the median of each and their ratio per task, and over the suite (sum of
+medians). Also the guarded command without the guard plugin, so the plugin's own share shows
+apart from the canaries' tests and the JUnit file. Target: guarded / plain <= 1.10. The set-up
+scoring does before the guarded run (guard written, canaries planted, watch written: a few
+commands in the sandbox) is timed apart.
+
+    python benchmarks/guard_overhead.py [--suite tasks/demo] [--task ID ...] [--repeats 5]
+    python benchmarks/guard_overhead.py --suite tasks/python-libs --per-repository 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import statistics
+import time
+from pathlib import Path
+
+from evalkit.sandbox.backend import DockerBackend, docker_client
+from evalkit.tasks import Task, load_suite
+from evalkit.verify.correctness import SCORE_ROLE, apply_candidate, apply_hidden_tests
+from evalkit.verify.runners.pytest_runners import listed_test_files
+from evalkit.verify.test_run import guarded_command, plant_canaries, prepare_run, write_watch
+
+ROOT = Path(__file__).resolve().parents[1]
+RESET = "git reset --hard --quiet && git clean -fdq"
+
+
+def _timed(sandbox, command: str, timeout: float) -> float:
+    """One run, in a subshell: the sandbox's shell persists, and the guarded command's exports
+    (PYTHONPATH growing by a folder each time) must not reach the next run."""
+    started = time.perf_counter()
+    sandbox.exec(f"( {command} )", timeout=timeout, output_limit=1 << 20)
+    return time.perf_counter() - started
+
+
+def measure(task: Task, backend: DockerBackend, repeats: int) -> tuple[float, float, float, float]:
+    """Medians, in seconds, for one task's hidden tests: the plain run, the guarded run, the
+    guarded run's command without the guard plugin (canaries planted, JUnit file, clean
+    environment: what the plugin itself costs is the difference), and what scoring does before
+    the guarded run (guard written, canaries planted, watch written)."""
+    files = listed_test_files(task)
+    plain_command = f"{task.tests.command} {' '.join(map(shlex.quote, files))}"
+    plain, guarded, unguarded, before = [], [], [], []
+    with backend.open(task, role=SCORE_ROLE) as sandbox:
+        log: list[str] = []
+        assert apply_candidate(sandbox, task.patch, log), "the reference change does not apply"
+        assert apply_hidden_tests(sandbox, task, sandbox.base_commit, log) is None, log[-1]
+        sandbox.exec(f"git add -A && git -c user.name=b -c user.email=b@b commit -qm bench && {RESET}", timeout=120)
+        for _ in range(repeats):
+            sandbox.exec(RESET, timeout=120)  # no canaries of the run before
+            plain.append(_timed(sandbox, plain_command, task.tests.timeout_s))
+            started = time.perf_counter()
+            run = prepare_run(sandbox)
+            plant_canaries(sandbox, task, run, files)
+            write_watch(sandbox, task, run, files)
+            before.append(time.perf_counter() - started)
+            command = guarded_command(task.tests.command, run, files)
+            guarded.append(_timed(sandbox, command, task.tests.timeout_s))
+            unguarded.append(_timed(sandbox, command.replace(f"-p {run.guard_module} ", ""), task.tests.timeout_s))
+    medians = (statistics.median(times) for times in (plain, guarded, unguarded, before))
+    return tuple(medians)  # type: ignore[return-value]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--suite", type=Path, default=ROOT / "tasks/demo")
+    parser.add_argument("--task", action="append", default=[], help="only these task ids")
+    parser.add_argument("--per-repository", type=int, default=0, help="at most N tasks of each repository")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    tasks = load_suite(args.suite).tasks
+    if args.task:
+        tasks = [t for t in tasks if t.id in args.task]
+    if args.per_repository:
+        kept: dict[str, int] = {}
+        chosen = []
+        for task in tasks:
+            repository = task.id.rsplit("-", 1)[0]
+            if kept.get(repository, 0) < args.per_repository:
+                kept[repository] = kept.get(repository, 0) + 1
+                chosen.append(task)
+        tasks = chosen
+    backend = DockerBackend(docker_client(), run_id="bench-guard-overhead")
+    totals = [0.0, 0.0, 0.0, 0.0]
+    print(
+        f"{'task':44} {'plain s':>8} {'guarded s':>10} {'ratio':>6} {'no plugin s':>12} {'plugin':>7} {'set-up s':>9}"
+        f"   (median of {args.repeats})"
+    )
+
+    def row(name: str, plain: float, guarded: float, unguarded: float, before: float) -> None:
+        print(
+            f"{name:44} {plain:8.2f} {guarded:10.2f} {guarded / plain:6.2f} {unguarded:12.2f} "
+            f"{guarded / unguarded:7.2f} {before:9.2f}",
+            flush=True,
+        )
+
+    try:
+        for task in tasks:
+            times = measure(task, backend, args.repeats)
+            totals = [total + time for total, time in zip(totals, times, strict=True)]
+            row(task.id, *times)
+    finally:
+        backend.close()
+    row(f"all {len(tasks)} tasks", *totals)
+    print("ratio: guarded / plain (guard, canaries, JUnit file); plugin: guarded / the same without the plugin")
+    print(f"with the set-up counted: {(totals[1] + totals[3]) / totals[0]:.2f} x the plain run")
+
+
+if __name__ == "__main__":
+    main()
