@@ -130,6 +130,28 @@ def _write_command(path: str, content: str) -> str:
     return f"{mkdir}base64 -d > {shlex.quote(path)} <<'ORACLE_EOF'\n{encoded}\nORACLE_EOF"
 
 
+# Agents that run a command as `sh -c COMMAND` pass it as one argument, which Linux caps at 128 KiB
+# (MAX_ARG_STRLEN: "Argument list too long"); a larger write is staged in pieces below it.
+COMMAND_PIECE = 64 * 1024
+
+
+def _write_commands(path: str, content: str) -> list[str]:
+    """`_write_command`, split into commands of at most ~COMMAND_PIECE bytes when it is larger: the
+    base64 text appended piece by piece to a staging file, decoded into `path` by the last."""
+    encoded = base64.b64encode(diff_bytes(content)).decode()
+    if len(encoded) <= COMMAND_PIECE:
+        return [_write_command(path, content)]
+    staged = shlex.quote(path + ".b64")
+    pieces = [encoded[i : i + COMMAND_PIECE] for i in range(0, len(encoded), COMMAND_PIECE)]
+    commands = [
+        f"cat {'>' if i == 0 else '>>'} {staged} <<'ORACLE_EOF'\n{piece}\nORACLE_EOF" for i, piece in enumerate(pieces)
+    ]
+    parent = posixpath.dirname(path)
+    mkdir = f"mkdir -p -- {shlex.quote(parent)} && " if parent else ""
+    commands.append(f"{mkdir}base64 -d < {staged} > {shlex.quote(path)} && rm -f {staged}")
+    return commands
+
+
 def _write(path: str, content: str, tools: frozenset[str]) -> ToolCall | None:
     """`write_file` when offered, else the same through `bash`; None when neither is offered."""
     if "write_file" in tools:
@@ -188,7 +210,9 @@ def patch_plan(patch: str, tools: frozenset[str], reset: bool) -> list[list[Tool
         turns.append([ToolCall("write_file", {"path": ORACLE_PATCH_PATH, "content": patch})])
         turns.append([ToolCall("bash", {"command": apply})])
     else:
-        turns.append([ToolCall("bash", {"command": f"{_write_command(ORACLE_PATCH_PATH, patch)}\n{apply}"})])
+        *staging, last = _write_commands(ORACLE_PATCH_PATH, patch)
+        turns += [[ToolCall("bash", {"command": command})] for command in staging]
+        turns.append([ToolCall("bash", {"command": f"{last}\n{apply}"})])
     return turns
 
 

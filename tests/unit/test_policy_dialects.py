@@ -126,6 +126,30 @@ def test_oracle_makes_the_change_through_mini_swe_agent_and_finishes_its_way(dem
     assert ran[-1] == FINISH and last["calls"] == ([call] if call else [])
 
 
+def _added_file(path: str, lines: list[str]) -> str:
+    body = "".join(f"+{line}\n" for line in lines)
+    header = f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
+    return f"{header}@@ -0,0 +1,{len(lines)} @@\n{body}"
+
+
+@pytest.mark.parametrize(
+    ("system", "tools"),
+    [("You are a helpful assistant.", [MSWEA_BASH]), (MSWEA_TEXT_SYSTEM, [])],
+    ids=["tool-calling", "text"],
+)
+def test_oracle_makes_a_change_too_large_for_one_command_through_mini_swe_agent(demo_suite, tmp_path, system, tools):
+    """mini-swe-agent runs each command as `sh -c COMMAND`: one argument, which Linux caps at 128 KiB.
+    A reference change of ~300 KB (real suites have them) must reach the tree all the same."""
+    task = next(t for t in demo_suite.tasks if t.id == "ledger-csv-import")
+    lines = [f"{i:06d} " + "x" * 72 for i in range(4000)]
+    task = task.model_copy(update={"patch": task.patch + _added_file("data/fixture.txt", lines)})
+    work = git_tree(task.source.snapshot, tmp_path / "work")
+    expected = tree_files(git_tree(task.source.snapshot, tmp_path / "expected", task.patch))
+    ran, _ = _play(OraclePolicy([task]), task, system, tools, work)
+    assert tree_files(work) == expected
+    assert max(map(len, ran)) < 128 * 1024
+
+
 def test_oracle_through_a_shell_tool_of_another_name_ends_with_a_plain_message(toy_task, tmp_path):
     """An agent with no finish tool and no finishing command (Qwen Code's `run_shell_command`)."""
     work = git_tree(toy_task.source.snapshot, tmp_path / "work")
