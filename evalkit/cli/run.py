@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -178,10 +179,17 @@ def run(
     from evalkit.runs.executor_registry import open_executor
     from evalkit.runs.limits import LimitOverrides
     from evalkit.runs.orchestrate import execute, open_run, plan_attempts
-    from evalkit.runs.resume import RunArgs, model_specs, resume_args, run_options
+    from evalkit.runs.resume import model_specs, resume_args, run_options
+    from evalkit.runs.settings import (
+        AttemptSettings,
+        ExecutorSettings,
+        ModelChoice,
+        RunSettings,
+        SandboxSettings,
+        TaskChoice,
+    )
     from evalkit.runs.store import RunStore
-    from evalkit.runs.user_setup import check_user_mode
-    from evalkit.sandbox.protocol import DEFAULT_OUTPUT_LIMIT
+    from evalkit.runs.user_setup import UserSetup, check_user_mode
     from evalkit.scoring.attempt_scores import load_settings
 
     baseline_dir = run_folder(baseline, out) if baseline is not None else None
@@ -189,23 +197,7 @@ def run(
         _check_retry(run_id, out)
     run_id = run_id or new_run_id()
     store = RunStore(out / run_id)
-    asked = RunArgs(
-        suite, list(dict.fromkeys(model or [])), samples, task, limit,
-        LimitOverrides(max_turns, max_tokens, wall_time, command_timeout), config, skip_invalid, strict_env,
-        retry_errors, agent=check_agent(agent), backend=backend_name, executor=executor_name, ray_address=ray_address,
-        registry=registry, user=check_user_mode(user), user_model=user_model,
-    )  # fmt: skip
-    args = resume_args(asked, given_options(ctx), store.read_manifest(), store.dir)
-    suite, samples, config = args.suite, args.samples, args.config
-    loaded = _load(suite, args.skip_invalid, "run")
-    selected = loaded.select(args.task_ids)[: args.limit] if args.limit else loaded.select(args.task_ids)
-    selected = _strict_env(selected, args.strict_env)
-    sampling = Sampling(temperature=temperature, top_p=top_p, max_tokens=max_completion_tokens, seed=seed)
-    config_data = load_config(config)
-    config_path = config or DEFAULT_CONFIG
-    models_config = models_table(config_data, config_path)
-    settings = load_settings(config_data, config_path)
-    judge_client = _judge_client(judge, models_config, config_path)
+    given = given_options(ctx)
     knobs = {
         "tool_choice": tool_choice,
         "parallel_tool_calls": parallel_tool_calls,
@@ -215,28 +207,66 @@ def run(
         "stream": stream,
         "max_connections": max_connections,
     }
+    asked = RunSettings(
+        run_id=run_id,
+        out=out,
+        tasks=TaskChoice(suite, samples, task, limit, skip_invalid, strict_env),
+        models=ModelChoice(
+            names=list(dict.fromkeys(model or [])),
+            config=config,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            sampling=Sampling(temperature=temperature, top_p=top_p, max_tokens=max_completion_tokens, seed=seed),
+            knobs=knobs,
+            request_timeout_s=request_timeout,
+            max_retries=max_retries,
+            judge=judge,
+            preflight=check_endpoints,
+        ),
+        attempt=AttemptSettings(
+            agent=check_agent(agent),
+            limits=LimitOverrides(max_turns, max_tokens, wall_time, command_timeout),
+            user=UserSetup(check_user_mode(user), user_model),  # type: ignore[arg-type]
+        ),
+        sandbox=SandboxSettings(backend_name, pool, engine_wait, registry),
+        executor=ExecutorSettings(executor_name, ray_address, concurrency if "concurrency" in given else None),
+        retry_errors=retry_errors,
+        typed=frozenset(given),
+    )
+    manifest = store.read_manifest()
+    args = resume_args(asked, given, manifest, store.dir)
+    suite, samples, config = args.tasks.suite, args.tasks.samples, args.models.config
+    loaded = _load(suite, args.tasks.skip_invalid, "run")
+    selected = loaded.select(args.tasks.task_ids)
+    selected = selected[: args.tasks.limit] if args.tasks.limit else selected
+    selected = _strict_env(selected, args.tasks.strict_env)
+    config_data = load_config(config)
+    config_path = config or DEFAULT_CONFIG
+    models_config = models_table(config_data, config_path)
+    settings = load_settings(config_data, config_path)
+    judge_client = _judge_client(args.models.judge, models_config, config_path)
 
     def resolved(name: str) -> ModelSpec:
         spec = resolve_model(
             name,
             models_config,
-            base_url=base_url,
-            api_key_env=api_key_env,
-            sampling=sampling,
+            base_url=args.models.base_url,
+            api_key_env=args.models.api_key_env,
+            sampling=args.models.sampling,
             config_path=config or DEFAULT_CONFIG,
-            knobs=knobs,
+            knobs=args.models.knobs,
         )
-        changes = {"request_timeout_s": request_timeout, "max_retries": max_retries}
+        changes = {"request_timeout_s": args.models.request_timeout_s, "max_retries": args.models.max_retries}
         return spec.model_copy(update={k: v for k, v in changes.items() if v is not None})
 
-    specs = model_specs(args, resolved)
-    user_setup = _user_setup(args.user, args.user_model, selected, resolved)
+    specs = model_specs(args, manifest, resolved)
+    user_setup = _user_setup(args.attempt.user.mode, args.attempt.user.model, selected, resolved)
     for spec in [*specs, *([user_setup.spec] if user_setup.spec else [])]:
         spec.api_key()  # a missing key or header variable stops the run before its folder exists
         spec.header_values()
-    check_registry_use(args.registry, args.executor)
-    executor = open_executor(args.executor, args.ray_address)  # Ray missing: one line before anything is written
-    if check_endpoints:  # resumed models too: before anything is written
+    check_registry_use(args.sandbox.registry, args.executor.name)
+    executor = open_executor(args.executor.name, args.executor.ray_address)  # Ray missing: one line before anything
+    if args.models.preflight:  # resumed models too: before anything is written
         extra = [c.spec for c in [judge_client] if c] + [s for s in [user_setup.spec] if s]
         _preflight([*specs, *extra])
     open_run(store, run_id, loaded, suite, specs, samples, run_options(args, [t.id for t in selected]))
@@ -245,33 +275,20 @@ def run(
     skipped = len(selected) * samples * len(names) - len(plan)
     if skipped:
         err_console.print(f"resuming run {run_id}: {counted(skipped, 'finished attempt')} kept, {len(plan)} to go")
-    overrides = args.overrides
-    backend = _open_backend(run_id, args.backend, remote=executor.remote, registry=args.registry)
+    backend = _open_backend(run_id, args.sandbox.backend, remote=executor.remote, registry=args.sandbox.registry)
     import_in_background("evalkit.scoring.run_scores")  # pandas and scipy load while the first attempts run
+    args = replace(
+        args,
+        attempt=replace(args.attempt, integrity_policy=settings.integrity, user=user_setup),
+        executor=replace(args.executor, concurrency=concurrency_for(executor, concurrency, "concurrency" in given)),
+    )
     try:
         endpoints = EndpointRegistry()
         with RunDisplay(err_console, len(plan), names, endpoints, engine=backend.engine) as display:
             execute(
-                plan,
-                specs,
-                loaded.tasks,
-                backend,
-                store,
-                concurrency=concurrency_for(executor, concurrency, "concurrency" in given_options(ctx)),
-                overrides=overrides,
-                output_limit=DEFAULT_OUTPUT_LIMIT,
-                on_record=display.add,
-                integrity_policy=settings.integrity,
-                endpoints=endpoints,
-                engine_wait_s=engine_wait,
-                on_retry=display.retrying,
-                agent=args.agent,
-                pool=pool,
-                executor=executor,
-                backend_name=args.backend,
-                registry=args.registry,
-                user=user_setup,
-            )
+                plan, specs, loaded.tasks, backend, store, args,
+                on_record=display.add, on_retry=display.retrying, endpoints=endpoints, executor=executor,
+            )  # fmt: skip
     except KeyboardInterrupt:
         resume = resume_command(run_id, out, *(["--retry-errors"] if retry_errors else []))
         raise _interrupted(backend, f"finished attempts are in {store.results_path}; resume with: {resume}") from None
