@@ -1,6 +1,6 @@
 """`--agent qwen-code`: Qwen Code (npm `@qwen-code/qwen-code`, the version its recipe pins), the
-npm-distributed CLI coding agent evalkit installs (sandboxes/agents/qwen-code/, README "Installed
-agents" for why this one).
+npm-distributed CLI coding agent evalkit installs (sandboxes/agents/qwen-code/; docs/agents.md, "Qwen
+Code", says why this one).
 
 What it does against an OpenAI-compatible endpoint, as seen through the proxy (0.24.4):
 - Runs headless (`qwen --approval-mode yolo --output-format stream-json PROMPT`, no approval
