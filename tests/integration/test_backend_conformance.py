@@ -1,5 +1,5 @@
 """What every sandbox backend promises, checked through the `SandboxBackend` and `Sandbox`
-protocols only, for each backend of the registry: a new row in `evalkit.sandbox.registry.BACKENDS`
+protocols only, for each backend of the registry: a new row in `evalkit.sandbox.backend_table.BACKENDS`
 runs this suite with no other change. One backend and one sandbox are shared per backend where a
 test leaves nothing another relies on; the others open a fresh sandbox."""
 
@@ -14,8 +14,8 @@ import tarfile
 import pytest
 
 from evalkit.errors import SandboxError
+from evalkit.sandbox.backend_table import BACKENDS, open_backend
 from evalkit.sandbox.protocol import SandboxRequest
-from evalkit.sandbox.registry import BACKENDS, open_backend
 from evalkit.sandbox.workspace import tar_single_file
 
 pytestmark = pytest.mark.integration
