@@ -43,3 +43,14 @@ def test_the_table_loads_no_backend_library():
     probe = "import sys, evalkit.sandbox.backend_table; print(*(m for m in ('docker', 'requests') if m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and result.stdout.strip() == "", result.stdout + result.stderr
+
+
+def test_the_docker_backend_without_its_sdk_is_one_line_with_the_install_hint():
+    probe = (
+        "import sys; sys.modules['docker'] = None\n"  # as if the Docker SDK were not installed
+        "from evalkit.errors import SandboxError\n"
+        "from evalkit.sandbox.backend_table import open_backend\n"
+        "try:\n    open_backend('docker', 'run-1')\nexcept SandboxError as exc:\n    print(exc)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert result.stdout.splitlines() == ["the docker backend needs the Docker SDK: pip install 'docker>=7.1'"]
