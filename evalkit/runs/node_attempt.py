@@ -89,8 +89,8 @@ class NodeJob:
             with closing(client), RunProxy(backend) as proxy, tempfile.TemporaryDirectory() as tmp:
                 agent = make_agent(self.agent, spec, client, self.output_limit, proxy)
                 if agent.layer is not None and self.agent_image is not None and self.registry is not None:
-                    layers = require(backend, DistributesImages, f"--registry {self.registry}")
-                    layers.adopt_layer(agent.layer, self.agent_image, self.registry)  # pulled, not built
+                    images = require(backend, DistributesImages, f"--registry {self.registry}")
+                    images.adopt_layer(agent.layer, self.agent_image, self.registry)  # pulled, not built
                 elif agent.layer is not None:
                     layers = require(backend, AgentLayers, f"installed agent {agent.layer}")
                     layers.prepare_layer(agent.layer)  # built once per node, from the same recipe and hash
