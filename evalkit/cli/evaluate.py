@@ -33,7 +33,7 @@ from evalkit.errors import EvalkitError, SandboxError
 from evalkit.files import file_component
 from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
 from evalkit.runs.fitted_table import FitColumn, FittedTable
-from evalkit.sandbox.registry import DEFAULT_BACKEND
+from evalkit.sandbox.backend_table import DEFAULT_BACKEND
 from evalkit.wording import counted
 
 

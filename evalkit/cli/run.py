@@ -181,7 +181,7 @@ def run(
     from evalkit.runs.resume import RunArgs, model_specs, resume_args, run_options
     from evalkit.runs.store import RunStore
     from evalkit.runs.user_setup import check_user_mode
-    from evalkit.sandbox.protocol import DEFAULT_OUTPUT_LIMIT
+    from evalkit.sandbox.protocol import DEFAULT_OUTPUT_LIMIT, engine_of
     from evalkit.scoring.attempt_scores import load_settings
 
     baseline_dir = run_folder(baseline, out) if baseline is not None else None
@@ -250,7 +250,7 @@ def run(
     import_in_background("evalkit.scoring.run_scores")  # pandas and scipy load while the first attempts run
     try:
         endpoints = EndpointRegistry()
-        with RunDisplay(err_console, len(plan), names, endpoints, engine=backend.engine) as display:
+        with RunDisplay(err_console, len(plan), names, endpoints, engine=engine_of(backend)) as display:
             execute(
                 plan,
                 specs,

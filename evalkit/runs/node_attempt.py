@@ -31,6 +31,7 @@ from evalkit.runs.node_backend import node_backend, node_error, node_name
 from evalkit.runs.store import RunStore
 from evalkit.runs.task_payload import TaskPayload
 from evalkit.runs.user_setup import UserSetup, user_channel
+from evalkit.sandbox.protocol import AgentLayers, DistributesImages, require
 
 
 @dataclass(frozen=True)
@@ -88,9 +89,11 @@ class NodeJob:
             with closing(client), RunProxy(backend) as proxy, tempfile.TemporaryDirectory() as tmp:
                 agent = make_agent(self.agent, spec, client, self.output_limit, proxy)
                 if agent.layer is not None and self.agent_image is not None and self.registry is not None:
-                    backend.adopt_layer(agent.layer, self.agent_image, self.registry)  # pulled, not built
+                    images = require(backend, DistributesImages, f"--registry {self.registry}")
+                    images.adopt_layer(agent.layer, self.agent_image, self.registry)  # pulled, not built
                 elif agent.layer is not None:
-                    backend.prepare_layer(agent.layer)  # built once per node, from the same recipe and hash
+                    layers = require(backend, AgentLayers, f"installed agent {agent.layer}")
+                    layers.prepare_layer(agent.layer)  # built once per node, from the same recipe and hash
                 if agent.egress == "proxy":
                     proxy.start()
                 store = RunStore(Path(tmp) / self.run_id)

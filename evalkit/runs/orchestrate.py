@@ -42,10 +42,17 @@ from evalkit.runs.node_attempt import BuiltinEndpoint, NodeAttempt, NodeJob
 from evalkit.runs.store import RunManifest, RunOptions, RunStore
 from evalkit.runs.task_payload import TaskPayload, travelling
 from evalkit.runs.user_setup import UserSetup, user_channel
+from evalkit.sandbox.backend_table import DEFAULT_BACKEND
 from evalkit.sandbox.engine_watch import DEFAULT_WAIT_S, EngineUnavailable
 from evalkit.sandbox.pool import POOL_SLACK
-from evalkit.sandbox.protocol import SandboxBackend
-from evalkit.sandbox.registry import DEFAULT_BACKEND
+from evalkit.sandbox.protocol import (
+    AgentLayers,
+    DistributesImages,
+    SandboxBackend,
+    engine_of,
+    prepare_ahead,
+    require,
+)
 from evalkit.tasks import Suite, Task
 
 ENGINE_RETRIES = 2  # runs again of one attempt whose sandbox was lost with the Docker engine
@@ -215,7 +222,8 @@ def execute(
             job = node_job(specs, backend_name, backend.run_id, overrides, output_limit, integrity_policy, agent, user)
             layer = installed_layer(agent)
             if registry is not None and layer is not None:  # built here once, pulled by the nodes
-                job = replace(job, agent_image=backend.publish_layer(layer, registry), registry=registry)
+                images = require(backend, DistributesImages, f"--registry {registry}")
+                job = replace(job, agent_image=images.publish_layer(layer, registry), registry=registry)
             with served_builtins(specs, tasks, runner.reachable_host()) as builtin:
                 payloads: dict[str, TaskPayload] = {}  # one per task, shared by its attempts
                 for key in plan:
@@ -327,7 +335,7 @@ def run_locally(
     """The plan's attempts on this machine's engine: one model client per model and one model
     proxy for the run, shared by the attempts of `runner`'s threads."""
     by_name = {spec.name: spec for spec in specs}
-    engine = backend.engine
+    engine = engine_of(backend)
     user = user or UserSetup()
     with (
         model_clients(specs, tasks, endpoints) as clients,
@@ -337,7 +345,8 @@ def run_locally(
     ):
         agents = {spec.name: make_agent(agent, spec, clients[spec.name], output_limit, proxy) for spec in specs}
         for layer in sorted({a.layer for a in agents.values() if a.layer is not None}):
-            backend.prepare_layer(layer)  # an installed agent's slow build, once; a failure stops here
+            layers = require(backend, AgentLayers, f"installed agent {layer}")
+            layers.prepare_layer(layer)  # an installed agent's slow build, once; a failure stops here
         if any(a.egress == "proxy" for a in agents.values()):
             proxy.start()  # before any sandbox is made: a proxied one is relayed to it
 
@@ -362,5 +371,5 @@ def run_locally(
                 attempt_sandboxes(key, limits_of(key.task.limits), agents[key.model].egress, agents[key.model].layer)
                 for key in plan
             ]
-            backend.prepare(needed, capacity=concurrency + POOL_SLACK)
+            prepare_ahead(backend, needed, capacity=concurrency + POOL_SLACK)
         runner.run(plan, job, backend=backend, concurrency=concurrency, on_result=finished, on_error=failed)

@@ -23,7 +23,7 @@ from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
 from evalkit.runs.limits import LimitOverrides
 from evalkit.runs.store import RunManifest, RunOptions
 from evalkit.runs.user_setup import DEFAULT_USER_MODEL
-from evalkit.sandbox.registry import DEFAULT_BACKEND
+from evalkit.sandbox.backend_table import DEFAULT_BACKEND
 
 # `evalkit run` options (parameter names) that shape a model's spec.
 MODEL_OPTIONS = (
