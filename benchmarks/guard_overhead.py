@@ -20,7 +20,7 @@ import statistics
 import time
 from pathlib import Path
 
-from evalkit.sandbox.backend import DockerBackend, docker_client
+from evalkit.sandbox.docker.backend import DockerBackend, docker_client
 from evalkit.tasks import Task, load_suite
 from evalkit.verify.correctness import SCORE_ROLE, apply_candidate, apply_hidden_tests
 from evalkit.verify.runners.pytest_runners import listed_test_files

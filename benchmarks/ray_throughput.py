@@ -198,7 +198,7 @@ def measure_dispatch(cluster: RayCluster, items: int, samples: dict[str, list[fl
 
 def backend_open_s(times: int) -> float:
     """What a node attempt does before anything else: open (and close) its own Docker backend."""
-    from evalkit.sandbox.registry import DEFAULT_BACKEND, open_backend
+    from evalkit.sandbox.backend_table import DEFAULT_BACKEND, open_backend
 
     spent = []
     for _ in range(times):

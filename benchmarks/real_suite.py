@@ -24,8 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from evalkit.sandbox.backend import docker_client
-from evalkit.sandbox.images import build_image, recipe_python_base, resolve_image, with_host_files
+from evalkit.sandbox.docker.backend import docker_client
+from evalkit.sandbox.docker.images import build_image, recipe_python_base, resolve_image, with_host_files
 from evalkit.sandbox.python_bases import DEFAULT_BASE_IMAGE
 from evalkit.tasks import load_suite
 

@@ -41,8 +41,8 @@ from pathlib import Path
 
 from evalkit.records import AttemptRecord
 from evalkit.runs.store import RunStore
-from evalkit.sandbox.backend import DockerBackend, docker_client
-from evalkit.sandbox.containers import LABEL_RUN, owner_label, prune
+from evalkit.sandbox.docker.backend import DockerBackend, docker_client
+from evalkit.sandbox.docker.containers import LABEL_RUN, owner_label, prune
 from evalkit.tasks import Task, load_suite
 
 ROOT = Path(__file__).resolve().parents[1]

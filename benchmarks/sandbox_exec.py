@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from toy import write_toy_suite  # noqa: E402
 
-from evalkit.sandbox.backend import DockerBackend, docker_client  # noqa: E402
+from evalkit.sandbox.docker.backend import DockerBackend, docker_client  # noqa: E402
 from evalkit.tasks import load_suite  # noqa: E402
 
 

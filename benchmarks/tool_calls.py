@@ -21,8 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from evalkit.agent.tools import ToolBox
-from evalkit.sandbox.backend import DockerBackend, docker_client
-from evalkit.sandbox.docker_sandbox import DockerSandbox
+from evalkit.sandbox.docker.backend import DockerBackend, docker_client
+from evalkit.sandbox.docker.docker_sandbox import DockerSandbox
 from evalkit.sandbox.workspace import tar_single_file
 from evalkit.tasks import load_suite
 

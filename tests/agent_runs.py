@@ -15,10 +15,10 @@ from evalkit.agent.installed import InstalledAgent
 from evalkit.agent.registry import AGENTS
 from evalkit.diffs import changed_paths
 from evalkit.lazy_table import load
-from evalkit.sandbox.agent_images import agent_recipe, recipe_version
-from evalkit.sandbox.containers import LABEL_RUN
-from evalkit.sandbox.images import build_base_image
+from evalkit.sandbox.docker.containers import LABEL_RUN
+from evalkit.sandbox.docker.images import build_base_image
 from evalkit.sandbox.python_bases import base_for_suite
+from evalkit.sandbox.recipes import agent_recipe, recipe_version
 from evalkit.tasks import Task, load_suite
 
 

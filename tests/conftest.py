@@ -28,8 +28,8 @@ def docker_engine():
     import docker
 
     from evalkit.errors import SandboxError
-    from evalkit.sandbox.backend import docker_client
-    from evalkit.sandbox.images import BASE_IMAGE, image_exists
+    from evalkit.sandbox.docker.backend import docker_client
+    from evalkit.sandbox.docker.images import BASE_IMAGE, image_exists
 
     try:
         client = docker_client()
@@ -50,8 +50,8 @@ def docker_engine():
 def backend(docker_engine):
     """One backend for the session (images and workspaces cached); at the end, no container of
     this test process may be left on the engine."""
-    from evalkit.sandbox.backend import DockerBackend
-    from evalkit.sandbox.containers import LABEL_OWNER, owner_label
+    from evalkit.sandbox.docker.backend import DockerBackend
+    from evalkit.sandbox.docker.containers import LABEL_OWNER, owner_label
 
     shared = DockerBackend(docker_engine, run_id=f"pytest-{secrets.token_hex(3)}")
     yield shared

@@ -1,5 +1,5 @@
 """Installed agents: a CLI agent evalkit did not write, installed into an image layer from a recipe
-(`sandboxes/agents/<name>/`, see evalkit/sandbox/agent_images.py) and run in the task's workspace.
+(`sandboxes/agents/<name>/`, see evalkit/sandbox/docker/agent_images.py) and run in the task's workspace.
 
 An `InstalledAgent` is the typed record of one: its name (`--agent NAME`, a row of
 `registry.AGENTS`), the command run by bash in /workspace, the variables it needs, the files it
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from evalkit.agent.command_agent import CommandAgent
 from evalkit.axes import DIFF, TRAFFIC, USAGE
-from evalkit.sandbox.agent_images import AGENT_ROOT, agent_recipe, recipe_version
+from evalkit.sandbox.recipes import AGENT_ROOT, agent_recipe, recipe_version
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -1,6 +1,6 @@
 """`--agent qwen-code`: Qwen Code (npm `@qwen-code/qwen-code`, the version its recipe pins), the
-npm-distributed CLI coding agent evalkit installs (sandboxes/agents/qwen-code/, README "Installed
-agents" for why this one).
+npm-distributed CLI coding agent evalkit installs (sandboxes/agents/qwen-code/; docs/agents.md, "Qwen
+Code", says why this one).
 
 What it does against an OpenAI-compatible endpoint, as seen through the proxy (0.24.4):
 - Runs headless (`qwen --approval-mode yolo --output-format stream-json PROMPT`, no approval
@@ -32,7 +32,7 @@ What it does against an OpenAI-compatible endpoint, as seen through the proxy (0
 from __future__ import annotations
 
 from evalkit.agent.installed import AGENT_TMP, InstalledAgent
-from evalkit.sandbox.agent_images import AGENT_ROOT
+from evalkit.sandbox.recipes import AGENT_ROOT
 
 # the wrapper runs `qwen` headless on $EVALKIT_PROMPT with QWEN_HOME under EVALKIT_AGENT_HOME
 QWEN_CODE = InstalledAgent("qwen-code", f"{AGENT_ROOT}/qwen-code/evalkit-agent", env={"EVALKIT_AGENT_HOME": AGENT_TMP})

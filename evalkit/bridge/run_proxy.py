@@ -9,7 +9,7 @@ import threading
 from evalkit.bridge.channel import AttemptChannel
 from evalkit.bridge.proxy import ModelProxy
 from evalkit.sandbox.egress import ProxyRoute
-from evalkit.sandbox.protocol import SandboxBackend
+from evalkit.sandbox.protocol import ModelProxyRoute, SandboxBackend, require
 
 
 class RunProxy:
@@ -18,14 +18,17 @@ class RunProxy:
 
     def __init__(self, backend: SandboxBackend) -> None:
         self._backend = backend
+        self._route: ModelProxyRoute | None = None
         self._proxy: ModelProxy | None = None
         self._lock = threading.Lock()
 
     def start(self) -> ModelProxy:
         with self._lock:
             if self._proxy is None:
-                proxy = ModelProxy(self._backend.proxy_host(), 0).start()
-                self._backend.proxy = ProxyRoute(*proxy.address)
+                route = require(self._backend, ModelProxyRoute, 'sandboxes of egress "proxy"')
+                proxy = ModelProxy(route.proxy_host(), 0).start()
+                route.proxy = ProxyRoute(*proxy.address)
+                self._route = route
                 self._proxy = proxy
             return self._proxy
 
@@ -46,7 +49,8 @@ class RunProxy:
             if self._proxy is not None:
                 self._proxy.close()
                 self._proxy = None
-                self._backend.proxy = None
+                if self._route is not None:
+                    self._route.proxy = None
 
     def __enter__(self) -> RunProxy:
         return self

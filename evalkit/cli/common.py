@@ -8,6 +8,7 @@ imported inside it, so `evalkit --help` or a mistyped option answers at once
 
 from __future__ import annotations
 
+import re
 import secrets
 import signal
 import sys
@@ -22,7 +23,7 @@ from rich.markup import escape
 from evalkit.errors import EvalkitError
 from evalkit.files import check_run_id
 from evalkit.runs.executor_registry import EXECUTORS, check_executor_name
-from evalkit.sandbox.registry import BACKENDS, DEFAULT_BACKEND, check_backend_name
+from evalkit.sandbox.backend_table import BACKENDS, DEFAULT_BACKEND, check_backend_name
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -106,11 +107,18 @@ RayAddressOption = Annotated[
 ]
 
 
-def registry_option(value: str | None) -> str | None:
-    """Typer callback for `--registry`: a malformed one stops the command at once (one line, exit 2)."""
-    from evalkit.sandbox.registry_images import check_registry
+_REGISTRY = re.compile(r"^[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[a-z0-9._/-]+)?$")
 
-    return check_registry(value)
+
+def registry_option(value: str | None) -> str | None:
+    """Typer callback for `--registry`: `value` without a trailing slash; a malformed one stops the
+    command at once (one line saying what a registry looks like, exit 2)."""
+    if value is None:
+        return None
+    value = value.rstrip("/")
+    if not _REGISTRY.match(value) or "://" in value:
+        raise EvalkitError(f"--registry {value}: give HOST[:PORT][/PREFIX], e.g. registry.example.com:5000/evalkit")
+    return value
 
 
 RegistryOption = Annotated[
@@ -180,9 +188,11 @@ def _open_backend(
 
 
 def _interrupted(backend: SandboxBackend, what: str) -> typer.Exit:
+    from evalkit.sandbox.protocol import ListsLeftovers
+
     backend.close()
     cleaned = "containers removed"
-    if len(backend.live):  # the engine did not answer: nothing could be removed
+    if isinstance(backend, ListsLeftovers) and len(backend.live):  # the engine did not answer: nothing removed
         cleaned = "the Docker engine does not answer, the next evalkit command removes the containers left"
     err_console.print(f"[red]interrupted[/]: {cleaned}; {what}", soft_wrap=True)
     return typer.Exit(130)

@@ -32,7 +32,7 @@ from evalkit.files import file_component
 from evalkit.runs.executor import check_registry_use, concurrency_for
 from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
 from evalkit.runs.fitted_table import FitColumn, FittedTable
-from evalkit.sandbox.registry import DEFAULT_BACKEND
+from evalkit.sandbox.backend_table import DEFAULT_BACKEND
 from evalkit.wording import counted
 
 

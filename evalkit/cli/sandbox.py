@@ -24,21 +24,10 @@ def sandbox_build_base(
     ] = None,
 ) -> None:
     """Build the base sandbox image (from a registry if one answers, else debootstrap + docker import)."""
-    from evalkit.sandbox.backend import docker_client
-    from evalkit.sandbox.images import BASE_IMAGE, build_base_image
-    from evalkit.sandbox.python_bases import base_for_suite
+    from evalkit.sandbox.backend_table import maintenance
 
-    python_base = base_for_suite(suite) if suite is not None else None
-    tag = tag or (python_base.image if python_base else BASE_IMAGE)
-    build_base_image(
-        docker_client(),
-        tag,
-        force=force,
-        offline=offline,
-        mirror=mirror,
-        python_base=python_base,
-        log=lambda line: err_console.print(line, highlight=False),
-    )
+    log = lambda line: err_console.print(line, highlight=False)  # noqa: E731
+    tag = maintenance("build-base")(tag, force=force, offline=offline, mirror=mirror, suite=suite, log=log)
     console.print(f"base image ready: {tag}")
 
 
@@ -50,10 +39,9 @@ def sandbox_prune(
     ] = False,
 ) -> None:
     """Remove evalkit containers (and networks) left behind by dead processes (of every run, or of one)."""
-    from evalkit.sandbox.backend import docker_client
-    from evalkit.sandbox.containers import prune
+    from evalkit.sandbox.backend_table import maintenance
 
-    result = prune(docker_client(), run_id, live_too)
+    result = maintenance("prune")(run_id, live_too)
     for container in result.removed:
         console.print(f"removed {container.id} (run {container.run_id}, task {container.task_id})")
     console.print(f"{counted(len(result.removed), 'container')} removed")

@@ -137,6 +137,7 @@ def tasks_validate(
     from evalkit.runs.node_validation import NodeValidation
     from evalkit.runs.task_payload import TaskPayload, travelling
     from evalkit.sandbox.pool import POOL_SLACK
+    from evalkit.sandbox.protocol import prepare_ahead
     from evalkit.verify.health import failed_health, validate_task, validation_sandboxes
 
     loaded = _load(suite, skip_invalid, "validate")
@@ -154,7 +155,7 @@ def tasks_validate(
             items, job = selected, (lambda t: validate_task(t, backend, runs))
         if pool and not executor.remote:
             needed = [request for t in selected for request in validation_sandboxes(t, runs)]
-            backend.prepare(needed, capacity=concurrency + POOL_SLACK)
+            prepare_ahead(backend, needed, capacity=concurrency + POOL_SLACK)
         with _progress() as progress:
             bar = progress.add_task("validating", total=len(selected))
 

@@ -61,9 +61,9 @@ from evalkit.runs.fan_out import fan_out
 from evalkit.runs.item_errors import fails_every_item, item_error_line
 from evalkit.runs.local_executor import LocalExecutor
 from evalkit.runs.task_payload import travelling
-from evalkit.sandbox.backend import SandboxBackend
+from evalkit.sandbox.backend_table import DEFAULT_BACKEND
 from evalkit.sandbox.env_recipe import HOST_CA_BUNDLE
-from evalkit.sandbox.registry import DEFAULT_BACKEND
+from evalkit.sandbox.protocol import SandboxBackend
 from evalkit.sandbox.workspace import cached_clone
 from evalkit.tasks.load import SUITE_FILE, load_suite
 from evalkit.tasks.model import Task, TaskSource, TestSpec

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from evalkit.gather.history import DEFAULT_PYTHON_FILES, test_modules
 from evalkit.gather.new_tests import tests_are_new
 from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION, sample_per_function
-from evalkit.sandbox.backend import SandboxBackend
+from evalkit.sandbox.protocol import SandboxBackend
 from evalkit.tasks.model import Task, TestSpec
 from evalkit.verify.correctness import CorrectnessResult, evaluate_patch, first_failing_line
 from evalkit.verify.junit import TestStatus

@@ -25,7 +25,7 @@ from evalkit.runs.attempt import AttemptKey, attempt_sandboxes, run_attempt
 from evalkit.runs.settings import AttemptSettings
 from evalkit.runs.store import RunStore
 from evalkit.runs.user_setup import user_channel
-from evalkit.sandbox.protocol import SandboxBackend, SandboxRequest
+from evalkit.sandbox.protocol import AgentLayers, DistributesImages, SandboxBackend, SandboxRequest, require
 from evalkit.tasks.model import Limits, Task
 from evalkit.user.protocol import UserSimulator
 
@@ -85,9 +85,11 @@ def set_up_attempts(
         }
         for layer in sorted({a.layer for a in agents.values() if a.layer is not None}):
             if agent_image is not None and registry is not None:
-                backend.adopt_layer(layer, agent_image, registry)  # pulled, not built
+                images = require(backend, DistributesImages, f"--registry {registry}")
+                images.adopt_layer(layer, agent_image, registry)  # pulled, not built
             else:
-                backend.prepare_layer(layer)  # an installed agent's slow build, once per engine, from its recipe
+                layers = require(backend, AgentLayers, f"installed agent {layer}")
+                layers.prepare_layer(layer)  # an installed agent's slow build, once per engine, from its recipe
         if any(a.egress == "proxy" for a in agents.values()):
             proxy.start()  # before any sandbox is made: a proxied one is relayed to it
         yield AttemptSetup(settings, run_id, backend, store, {s.name: s for s in specs}, agents, simulator)

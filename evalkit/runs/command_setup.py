@@ -62,7 +62,7 @@ def driver_backend(
     """The backend this process works with. The driver of a cluster run (`remote`) without a
     registry only builds workspaces (the nodes open `name`'s sandboxes), so it needs no engine;
     with a registry it builds and pushes the images, and says so when it has no engine."""
-    from evalkit.sandbox.registry import open_backend
+    from evalkit.sandbox.backend_table import open_backend
 
     if remote and registry is None:
         from evalkit.sandbox.workspace_backend import WorkspaceBackend

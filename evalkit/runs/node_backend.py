@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from evalkit.runs.task_payload import TaskPayload
-from evalkit.sandbox.protocol import SandboxBackend
-from evalkit.sandbox.registry import open_backend
+from evalkit.sandbox.backend_table import open_backend
+from evalkit.sandbox.protocol import AdoptsWorkspaces, DistributesImages, SandboxBackend, require
 from evalkit.tasks.model import Task
 
 
@@ -58,9 +58,11 @@ def node_backend(backend_name: str, run_id: str, payload: TaskPayload) -> Iterat
         raise node_error(exc) from None
     try:
         task = payload.landed()
-        backend.adopt_workspace(task, payload.workspace)
+        require(backend, AdoptsWorkspaces, f"{task.id} on a cluster node").adopt_workspace(task, payload.workspace)
         if payload.image is not None and payload.registry is not None:
-            backend.adopt_image(task, payload.image, payload.registry)
+            require(backend, DistributesImages, f"--registry {payload.registry}").adopt_image(
+                task, payload.image, payload.registry
+            )
         yield backend, task
     finally:
         backend.close()

@@ -42,7 +42,7 @@ from evalkit.runs.store import RunManifest, RunOptions, RunStore
 from evalkit.runs.task_payload import TaskPayload, travelling
 from evalkit.sandbox.engine_watch import EngineUnavailable
 from evalkit.sandbox.pool import POOL_SLACK
-from evalkit.sandbox.protocol import SandboxBackend
+from evalkit.sandbox.protocol import DistributesImages, SandboxBackend, engine_of, prepare_ahead, require
 from evalkit.tasks import Suite, Task
 
 ENGINE_RETRIES = 2  # runs again of one attempt whose sandbox was lost with the Docker engine
@@ -202,7 +202,8 @@ def execute(
             job = node_job(specs, settings.sandbox.backend, backend.run_id, settings.attempt)
             layer = installed_layer(settings.attempt.agent)
             if registry is not None and layer is not None:  # built here once, pulled by the nodes
-                job = replace(job, agent_image=backend.publish_layer(layer, registry), registry=registry)
+                images = require(backend, DistributesImages, f"--registry {registry}")
+                job = replace(job, agent_image=images.publish_layer(layer, registry), registry=registry)
             with served_builtins(specs, tasks, runner.reachable_host()) as builtin:
                 payloads: dict[str, TaskPayload] = {}  # one per task, shared by its attempts
                 for key in plan:
@@ -287,7 +288,7 @@ def run_locally(
 ) -> None:
     """The plan's attempts on this machine's engine: one model client per model and one model
     proxy for the run, shared by the attempts of `runner`'s threads (runs/attempt_setup.py)."""
-    engine = backend.engine
+    engine = engine_of(backend)
     concurrency = concurrency_of(settings)
     with (
         model_clients(specs, tasks, endpoints) as clients,
@@ -308,5 +309,5 @@ def run_locally(
             return AttemptOutcome(record, record.stop_reason == StopReason.SANDBOX_ERROR and engine.lost_since(outages))
 
         if settings.sandbox.pool:
-            backend.prepare([attempts.sandboxes(key) for key in plan], capacity=concurrency + POOL_SLACK)
+            prepare_ahead(backend, [attempts.sandboxes(key) for key in plan], capacity=concurrency + POOL_SLACK)
         runner.run(plan, job, backend=backend, concurrency=concurrency, on_result=finished, on_error=failed)

@@ -35,7 +35,7 @@ from evalkit.runs.resume import model_specs, resume_args, run_options
 from evalkit.runs.settings import DEFAULT_CONCURRENCY, RunSettings
 from evalkit.runs.store import RunStore
 from evalkit.runs.user_setup import DEFAULT_USER_MODEL, UserSetup
-from evalkit.sandbox.protocol import SandboxBackend
+from evalkit.sandbox.protocol import SandboxBackend, engine_of
 from evalkit.tasks import Task
 from evalkit.wording import counted
 
@@ -129,7 +129,7 @@ def run_suite(
     )
     try:
         endpoints = EndpointRegistry()
-        with RunDisplay(err, len(plan), names, endpoints, engine=backend.engine) as display:
+        with RunDisplay(err, len(plan), names, endpoints, engine=engine_of(backend)) as display:
             execute(
                 plan, specs, loaded.tasks, backend, store, settings,
                 on_record=display.add, on_retry=display.retrying, endpoints=endpoints, executor=executor,

@@ -20,9 +20,9 @@ from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
 from evalkit.runs.folders import RUNS_ROOT
 from evalkit.runs.limits import LimitOverrides
 from evalkit.runs.user_setup import UserSetup
+from evalkit.sandbox.backend_table import DEFAULT_BACKEND
 from evalkit.sandbox.engine_watch import DEFAULT_WAIT_S
 from evalkit.sandbox.protocol import DEFAULT_OUTPUT_LIMIT
-from evalkit.sandbox.registry import DEFAULT_BACKEND
 
 DEFAULT_SUITE = Path("tasks/demo")
 DEFAULT_CONCURRENCY = 2  # attempts at once when neither --concurrency nor the executor says

@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalkit.sandbox.protocol import SandboxBackend
+from evalkit.sandbox.protocol import DistributesImages, SandboxBackend, require
 from evalkit.sandbox.workspace import Workspace, default_repo_cache
 from evalkit.tasks.model import Task
 
@@ -65,5 +65,7 @@ class TaskPayload:
 def travelling(task: Task, backend: SandboxBackend, registry: str | None) -> TaskPayload:
     """`task` packed for a node by the driver's `backend`: its workspace, and its recipe folder or
     (with `registry`) its image, pushed there."""
-    image = backend.publish_image(task, registry) if registry is not None else None
+    image = None
+    if registry is not None:
+        image = require(backend, DistributesImages, f"--registry {registry}").publish_image(task, registry)
     return TaskPayload.pack(task, backend.workspace(task), image, registry)

@@ -5,7 +5,10 @@ in docker_sandbox.py) only moves bytes; what a request and a reply look like is 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Protocol
+
+SERVER_SOURCE = (Path(__file__).parent / "command_server.py").read_text()  # run as `python3 -u -c SOURCE`
 
 
 class ByteStream(Protocol):

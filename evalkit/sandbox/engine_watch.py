@@ -1,4 +1,6 @@
-"""Whether the Docker engine answers, watched for a whole run by one thread.
+"""Whether a backend's engine answers, watched for a whole run by one thread (engine-neutral: the
+Docker backend gives it its ping and says which of its errors mean the engine is gone,
+evalkit/sandbox/docker/engine_errors.py).
 
 When dockerd stops (a restart, an upgrade, a crash), every Docker call fails at once: without
 this, each attempt not yet started would fail in no time as `sandbox_error` and the run would end
@@ -18,9 +20,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
-import docker.errors
-import requests.exceptions
-
 from evalkit.errors import SandboxError, causes
 
 DEFAULT_WAIT_S = 300.0
@@ -29,22 +28,28 @@ BACKOFF_FIRST_S = 0.5  # between pings while it does not: doubled each time, cap
 BACKOFF_CAP_S = 5.0
 _ASK_TIMEOUT_S = 150.0  # a ping waits at most the client's timeout (120 s)
 
-_UNREACHABLE = (
-    requests.exceptions.ConnectionError,
-    requests.exceptions.Timeout,
-    requests.exceptions.ChunkedEncodingError,
-)
+# An engine's verdict on one error: True, it says the engine did not answer; False, it is about
+# one of the engine's objects (an image, a container); None, not the engine's error at all.
+UnreachableCheck = Callable[[BaseException], "bool | None"]
+_CHECKS: list[UnreachableCheck] = []
+
+
+def engine_errors(check: UnreachableCheck) -> None:
+    """Have `engine_unreachable` ask `check` about errors: a backend's engine package registers its
+    own when it is imported (its errors cannot exist before that)."""
+    if check not in _CHECKS:
+        _CHECKS.append(check)
 
 
 def engine_unreachable(error: BaseException) -> bool:
-    """Whether an error, or one it was raised from, says the Docker engine itself did not answer:
-    no connection, a timeout, a cut response, a 5xx from the daemon, or docker-py's own "cannot
-    connect"; not a 4xx about one container or image."""
+    """Whether an error, or one it was raised from, says a sandbox engine itself did not answer
+    (no connection, a timeout, a cut response, a server error), as the engine's own check judges
+    it; an error about one container or image, or no engine's, is not."""
     for current in causes(error):
-        if isinstance(current, docker.errors.APIError):
-            return current.status_code is not None and current.status_code >= 500
-        if isinstance(current, _UNREACHABLE) or type(current) is docker.errors.DockerException:
-            return True
+        for check in _CHECKS:
+            verdict = check(current)
+            if verdict is not None:
+                return verdict
     return False
 
 

@@ -1,17 +1,22 @@
-"""The Sandbox and SandboxBackend protocols: the few operations every stage needs from an
-isolated workspace, and from what opens one. Every backend of `evalkit.sandbox.registry` passes
-tests/integration/test_backend_conformance.py through these operations only."""
+"""The Sandbox protocol, and what opens sandboxes: `SandboxBackend`, the core every backend meets
+(connect, open, workspace, close), and the optional capabilities a backend may add, each a small
+protocol of its own that the code needing it checks for with `require` (one line naming the
+backend and what it lacks) or asks about with isinstance where doing nothing is the honest answer
+(`prepare_ahead`, `engine_of`). Every backend of `evalkit.sandbox.backend_table` passes
+tests/integration/test_backend_conformance.py through these protocols only: the core for all, a
+capability's tests for those that have it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Sized
+from collections.abc import Callable, Sequence, Sized
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
 
+from evalkit.errors import SandboxError
 from evalkit.sandbox.egress import Egress, ProxyRoute, resolve_egress
+from evalkit.sandbox.engine_watch import EngineWatch
 
 if TYPE_CHECKING:
-    from evalkit.sandbox.engine_watch import EngineWatch
     from evalkit.sandbox.workspace import Workspace
     from evalkit.tasks.model import Task
 
@@ -111,14 +116,18 @@ class Sandbox(Protocol):
         ...
 
 
+@runtime_checkable
 class SandboxBackend(Protocol):
-    """Opens sandboxes for one run (`run_id`, given when the backend is made) and removes whatever
-    is still open on `close()`."""
+    """The core: opens sandboxes for one run (`run_id`, given when the backend is made) and removes
+    whatever is still open on `close()`. Made by the backend table through `connect`."""
 
     run_id: str
-    engine: EngineWatch  # whether the backend's engine answers: attempts wait while it does not
-    live: Sized  # the sandboxes opened and not yet removed (what `close()` could not remove stays)
-    proxy: ProxyRoute | None  # where `egress="proxy"` sandboxes are relayed (the run's model proxy), once known
+
+    @classmethod
+    def connect(cls, run_id: str, log: Callable[[str], None]) -> SandboxBackend:
+        """The backend, ready to open run `run_id`'s sandboxes (its engine reached; what dead runs
+        left removed, said through `log`); one SandboxError line when it cannot be."""
+        ...
 
     def open(
         self, task: Task, role: str, network: bool = False, egress: Egress | None = None, layer: str | None = None
@@ -126,23 +135,60 @@ class SandboxBackend(Protocol):
         """A sandbox holding `task`'s base workspace; `role` says what it is for (agent, score);
         `egress` what it may reach (default: `network` False is "none", True is "full"); `layer`,
         an installed agent (`sandboxes/agents/<layer>/`) whose files its image gets on top of the
-        task's (never a scoring sandbox's)."""
-        ...
-
-    def prepare_layer(self, layer: str) -> None:
-        """Make the installed agent `layer` ready to open sandboxes with (its image built once,
-        slow): a build that fails is one SandboxError saying why, raised before any attempt."""
-        ...
-
-    def proxy_host(self) -> str:
-        """The host address a model proxy must listen on for this backend's `egress="proxy"`
-        sandboxes to reach it (and, as far as the backend can choose, nothing outside the host)."""
+        task's (never a scoring sandbox's; a backend without `AgentLayers` never gets one)."""
         ...
 
     def workspace(self, task: Task) -> Workspace:
         """`task`'s base tree as this backend puts it into its sandboxes, built once per task and
         kept for the run (scoring reads the base files from it instead of building it again)."""
         ...
+
+    def close(self) -> int:
+        """Remove every sandbox still open (or made ahead, or being removed); how many were
+        removed. Safe to call twice."""
+        ...
+
+
+# -- optional capabilities: a backend has one by having its members -------------------------------
+
+
+@runtime_checkable
+class PreparesAhead(Protocol):
+    """A pool: sandboxes made before they are asked for (`prepare_ahead` does nothing without it)."""
+
+    def prepare(self, requests: Sequence[SandboxRequest], capacity: int) -> None:
+        """The sandboxes about to be opened, soonest first (a later call adds to them): the backend
+        may make up to `capacity` ready ahead (and each one's `then` once it is handed over), so
+        that `open` hands one over at once, and may remove closed sandboxes in the background
+        until `close()`. `open` behaves the same whether or not this was called."""
+        ...
+
+
+@runtime_checkable
+class AgentLayers(Protocol):
+    """Installed agents (`sandboxes/agents/<layer>/`) layered onto the task's image: `open(layer=)`."""
+
+    def prepare_layer(self, layer: str) -> None:
+        """Make the installed agent `layer` ready to open sandboxes with (its image built once,
+        slow): a build that fails is one SandboxError saying why, raised before any attempt."""
+        ...
+
+
+@runtime_checkable
+class ModelProxyRoute(Protocol):
+    """Sandboxes of egress "proxy": they reach the run's model proxy and nothing else."""
+
+    proxy: ProxyRoute | None  # where `egress="proxy"` sandboxes are relayed (the run's model proxy), once known
+
+    def proxy_host(self) -> str:
+        """The host address a model proxy must listen on for this backend's `egress="proxy"`
+        sandboxes to reach it (and, as far as the backend can choose, nothing outside the host)."""
+        ...
+
+
+@runtime_checkable
+class DistributesImages(Protocol):
+    """Images through a container registry (`--registry`), for the nodes of a cluster run."""
 
     def publish_image(self, task: Task, registry: str) -> str:
         """The task's image tag, its image pushed to `registry` (for cluster nodes to pull)."""
@@ -162,24 +208,59 @@ class SandboxBackend(Protocol):
         recipe; pulled from `registry` if missing."""
         ...
 
+
+@runtime_checkable
+class AdoptsWorkspaces(Protocol):
+    """Workspaces built elsewhere: a cluster node's, which the attempt's payload carries."""
+
     def adopt_workspace(self, task: Task, workspace: Workspace) -> None:
         """Use `workspace` for `task` instead of building it: one built elsewhere (by the driver of
         a cluster run, which has the suite and the repository) travelled with the attempt."""
         ...
 
-    def prepare(self, requests: Sequence[SandboxRequest], capacity: int) -> None:
-        """The sandboxes about to be opened, soonest first (a later call adds to them): the backend
-        may make up to `capacity` ready ahead (and each one's `then` once it is handed over), so
-        that `open` hands one over at once, and may remove closed sandboxes in the background
-        until `close()`. Doing nothing is a correct implementation; `open` behaves the same."""
-        ...
 
-    def close(self) -> int:
-        """Remove every sandbox still open, made ahead, or being removed; how many were removed.
-        Safe to call twice."""
-        ...
+@runtime_checkable
+class WatchesEngine(Protocol):
+    """An engine that can stop answering (a daemon): attempts wait while it does not."""
+
+    engine: EngineWatch  # whether the backend's engine answers
+
+
+@runtime_checkable
+class ListsLeftovers(Protocol):
+    """What of the run is still there, for the leak checks and for Ctrl-C's last word."""
+
+    live: Sized  # the sandboxes opened and not yet removed (what `close()` could not remove stays)
 
     def remaining(self) -> list[str]:
         """The ids of this run's sandboxes the engine still holds, asked of the engine itself
         rather than of the backend's own bookkeeping (the conformance suite's leak check)."""
         ...
+
+
+CAPABILITIES = (PreparesAhead, AgentLayers, ModelProxyRoute, DistributesImages, AdoptsWorkspaces, WatchesEngine,
+                ListsLeftovers)  # fmt: skip
+
+Capability = TypeVar("Capability")
+
+
+def require(backend: SandboxBackend, capability: type[Capability], needed_for: str) -> Capability:
+    """`backend` as having `capability` (one of the protocols above), or one SandboxError line
+    saying which backend lacks what `needed_for` needs."""
+    if not isinstance(backend, capability):
+        raise SandboxError(
+            f"{needed_for} needs a backend with {capability.__name__}; {type(backend).__name__} has none"
+        )
+    return backend
+
+
+def prepare_ahead(backend: SandboxBackend, requests: Sequence[SandboxRequest], capacity: int) -> None:
+    """`backend.prepare(...)` when it keeps a pool; without one, nothing (its `open` makes each)."""
+    if isinstance(backend, PreparesAhead):
+        backend.prepare(requests, capacity)
+
+
+def engine_of(backend: SandboxBackend) -> EngineWatch:
+    """The backend's engine watch; a backend with no engine that can go away gets one that always
+    answers (attempts never wait)."""
+    return backend.engine if isinstance(backend, WatchesEngine) else EngineWatch(lambda: True)

@@ -21,8 +21,7 @@ from pydantic import BaseModel, Field
 from evalkit.diffs import APPLY_METHODS, GIT_APPLY, changed_paths
 from evalkit.integrity import IntegrityFlag
 from evalkit.records import TestGroupResult
-from evalkit.sandbox.backend import SandboxBackend
-from evalkit.sandbox.protocol import Sandbox
+from evalkit.sandbox.protocol import Sandbox, SandboxBackend
 from evalkit.tasks.model import Task
 from evalkit.verify.grading import Grade, grade
 from evalkit.verify.junit import TestStatus

@@ -227,7 +227,7 @@ def test_the_run_proxy_leaves_no_port_and_no_thread_in_the_process(docker_engine
     from evalkit.bridge.run_proxy import RunProxy
     from evalkit.models.client import ChatClient
     from evalkit.models.endpoint import ModelSpec
-    from evalkit.sandbox.backend import DockerBackend
+    from evalkit.sandbox.docker.backend import DockerBackend
 
     threads_before, sockets_before = {t.ident for t in threading.enumerate()}, listening_sockets()
     limits = toy_task.limits.model_copy(update={"wall_time_s": 8})

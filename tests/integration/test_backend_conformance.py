@@ -1,7 +1,11 @@
-"""What every sandbox backend promises, checked through the `SandboxBackend` and `Sandbox`
-protocols only, for each backend of the registry: a new row in `evalkit.sandbox.registry.BACKENDS`
-runs this suite with no other change. One backend and one sandbox are shared per backend where a
-test leaves nothing another relies on; the others open a fresh sandbox."""
+"""What every sandbox backend promises, checked through the protocols of evalkit/sandbox/protocol.py
+only, for each backend of the table: a new row in `evalkit.sandbox.backend_table.BACKENDS` runs
+this suite with no other change. The core (connect, open, workspace, close, and the `Sandbox` it
+opens) is tested on every backend; a capability's tests on the backends that have it, each skip
+saying which capability is missing. The driver's workspace-only backend (no engine, no sandbox:
+the nodes of a cluster run open them) is tested beside the table's for the core it supports.
+One backend and one sandbox are shared per backend where a test leaves nothing another relies on;
+the others open a fresh sandbox."""
 
 from __future__ import annotations
 
@@ -14,40 +18,89 @@ import tarfile
 import pytest
 
 from evalkit.errors import SandboxError
-from evalkit.sandbox.protocol import SandboxRequest
-from evalkit.sandbox.registry import BACKENDS, open_backend
-from evalkit.sandbox.workspace import tar_single_file
+from evalkit.sandbox.backend_table import BACKENDS, open_backend
+from evalkit.sandbox.protocol import ListsLeftovers, PreparesAhead, SandboxBackend, SandboxRequest
+from evalkit.sandbox.workspace import build_workspace, tar_single_file
+from evalkit.sandbox.workspace_backend import WorkspaceBackend
 
 pytestmark = pytest.mark.integration
+
+# backends no `--backend` names, and that open no sandbox (`open` is one SandboxError saying why)
+WORKSPACE_ONLY = {"workspace-only": WorkspaceBackend}
+EVERY_BACKEND = sorted(BACKENDS) + sorted(WORKSPACE_ONLY)
 
 
 def _connected(name: str):
     """Backend `name` with a run of its own; closed at the end, and then nothing of its run is left."""
+    run_id = f"pytest-conformance-{secrets.token_hex(3)}"
     try:
-        opened = open_backend(name, f"pytest-conformance-{secrets.token_hex(3)}")
+        if name in WORKSPACE_ONLY:
+            opened = WORKSPACE_ONLY[name].connect(run_id, lambda line: None)
+        else:
+            opened = open_backend(name, run_id)
     except SandboxError as exc:
         if os.environ.get("CI"):
             pytest.fail(f"CI needs the {name} backend: {exc}")
         pytest.skip(f"{name} backend unavailable: {exc}")
+    opened.conformance_name = name  # which parameter it is, for the skips below
     yield opened
     opened.close()
-    assert len(opened.live) == 0 and opened.remaining() == [], f"{name} left sandboxes behind"
+    if isinstance(opened, ListsLeftovers):
+        assert len(opened.live) == 0 and opened.remaining() == [], f"{name} left sandboxes behind"
 
 
-@pytest.fixture(scope="module", params=sorted(BACKENDS))
+def needs(backend: SandboxBackend, capability: type) -> None:
+    """Skip, saying so, when `backend` lacks `capability`."""
+    if not isinstance(backend, capability):
+        pytest.skip(f"{backend.conformance_name} has no {capability.__name__}")
+
+
+def opens_sandboxes(backend: SandboxBackend) -> None:
+    """Skip, saying so, on a workspace-only backend."""
+    if backend.conformance_name in WORKSPACE_ONLY:
+        pytest.skip(f"{backend.conformance_name} opens no sandboxes (the nodes of a cluster run do)")
+
+
+@pytest.fixture(scope="module", params=EVERY_BACKEND)
 def backend(request):
     """The backend named by the parameter, for this module."""
     yield from _connected(request.param)
 
 
-@pytest.fixture(params=sorted(BACKENDS))
-def prepared(request):
-    """A backend of its own for one test, to be told what comes (`prepare`)."""
-    yield from _connected(request.param)
+@pytest.fixture
+def prepared(backend):
+    """Another backend of the same name, of its own for one test: to be told what comes
+    (`prepare`) or closed early."""
+    yield from _connected(backend.conformance_name)
+
+
+def test_connect_gives_the_core_for_the_run(backend):
+    assert isinstance(backend, SandboxBackend)
+    assert backend.run_id.startswith("pytest-conformance-")
+
+
+def test_the_workspace_is_the_tasks_base_tree_built_once(backend, toy_task):
+    workspace = backend.workspace(toy_task)
+    assert backend.workspace(toy_task) is workspace
+    assert workspace.base_commit == build_workspace(toy_task.source).base_commit
+
+
+def test_closing_is_a_count_and_safe_twice(prepared):
+    assert isinstance(prepared.close(), int)
+    assert prepared.close() == 0
+
+
+def test_a_workspace_only_backend_refuses_to_open_in_one_line(backend, toy_task):
+    if backend.conformance_name not in WORKSPACE_ONLY:
+        pytest.skip(f"{backend.conformance_name} opens sandboxes")
+    with pytest.raises(SandboxError) as refused:
+        backend.open(toy_task, role="agent")
+    assert "\n" not in str(refused.value) and "the nodes make sandboxes" in str(refused.value)
 
 
 @pytest.fixture(scope="module")
 def box(backend, toy_task):
+    opens_sandboxes(backend)
     sandbox = backend.open(toy_task, role="agent")
     yield sandbox
     sandbox.close()
@@ -126,6 +179,7 @@ def test_without_network_localhost_still_resolves_and_serves(box):
 
 
 def test_a_fresh_sandbox_diffs_empty_then_shows_every_change(backend, toy_task):
+    opens_sandboxes(backend)
     with backend.open(toy_task, role="agent") as fresh:
         assert fresh.diff() == ""
         fresh.write_file("calc/extra.py", "VALUE = 1\n")
@@ -136,6 +190,8 @@ def test_a_fresh_sandbox_diffs_empty_then_shows_every_change(backend, toy_task):
 
 
 def test_closing_twice_is_harmless_and_leaves_nothing_on_the_engine(backend, toy_task):
+    opens_sandboxes(backend)
+    needs(backend, ListsLeftovers)
     before = set(backend.remaining())
     sandbox = backend.open(toy_task, role="score")
     opened = set(backend.remaining()) - before
@@ -160,6 +216,7 @@ def test_files_written_and_read_as_the_sandbox_user(box):
 
 
 def test_a_sandbox_prepared_ahead_is_as_clean_as_a_fresh_one(prepared, backend, toy_task):
+    needs(prepared, PreparesAhead)
     prepared.prepare([SandboxRequest(toy_task, "agent")] * 2, capacity=2)
     with prepared.open(toy_task, role="agent") as first:
         first.write_file("left.txt", "from the first attempt\n")
@@ -172,6 +229,8 @@ def test_a_sandbox_prepared_ahead_is_as_clean_as_a_fresh_one(prepared, backend, 
 
 
 def test_a_prepared_backend_leaves_nothing_once_closed(prepared, toy_task):
+    needs(prepared, PreparesAhead)
+    needs(prepared, ListsLeftovers)
     asked = SandboxRequest(toy_task, "agent", then=SandboxRequest(toy_task, "score"))
     prepared.prepare([asked, SandboxRequest(toy_task, "score", then=asked)] * 3, capacity=3)
     sandbox = prepared.open(toy_task, role="agent")

@@ -17,7 +17,7 @@ from processes import interruptible
 from toy import BASE_FILES, diff_of
 
 from evalkit.files import file_component
-from evalkit.sandbox.containers import (
+from evalkit.sandbox.docker.containers import (
     LABEL_OWNER,
     LABEL_OWNER_START,
     LABEL_RUN,

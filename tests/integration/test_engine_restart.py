@@ -14,8 +14,8 @@ import pytest
 from conftest import DEMO_SUITE, EVALKIT
 from private_engine import PrivateEngine
 
-from evalkit.sandbox.containers import LABEL_RUN
-from evalkit.sandbox.images import BASE_IMAGE
+from evalkit.sandbox.docker.containers import LABEL_RUN
+from evalkit.sandbox.docker.images import BASE_IMAGE
 
 pytestmark = pytest.mark.integration
 

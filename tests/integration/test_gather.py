@@ -9,7 +9,7 @@ from conftest import run_evalkit
 from shop_repo import EXPECTED_REJECTIONS, EXPECTED_TASK_SUBJECTS, FLAKY_TEST, build_shop_repo
 
 from evalkit.gather.environment import detect_environment, write_recipe
-from evalkit.sandbox.images import resolve_image
+from evalkit.sandbox.docker.images import resolve_image
 from evalkit.tasks import load_suite
 
 pytestmark = pytest.mark.integration

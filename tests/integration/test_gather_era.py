@@ -9,7 +9,7 @@ import pytest
 from conftest import run_evalkit
 from era_repo import OLD_STYLE_CALC, UNDECLARED, build_era_repo
 
-from evalkit.sandbox.images import resolve_image
+from evalkit.sandbox.docker.images import resolve_image
 from evalkit.tasks import load_suite
 
 pytestmark = pytest.mark.integration

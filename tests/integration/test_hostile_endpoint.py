@@ -11,7 +11,7 @@ from conftest import run_evalkit
 from hostile_server import HostileServer, turn
 from toy import BASE_FILES, POWER
 
-from evalkit.sandbox.containers import LABEL_RUN
+from evalkit.sandbox.docker.containers import LABEL_RUN
 
 pytestmark = pytest.mark.integration
 

@@ -7,7 +7,7 @@ import secrets
 import pytest
 
 from evalkit.errors import SandboxError
-from evalkit.sandbox.images import resolve_image
+from evalkit.sandbox.docker.images import resolve_image
 
 pytestmark = pytest.mark.integration
 

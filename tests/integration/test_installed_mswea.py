@@ -28,11 +28,11 @@ from agent_runs import (
 from conftest import DEMO_SUITE, EVALKIT, run_evalkit
 
 from evalkit.runs.attempt import AGENT_ROLE, AttemptKey, attempt_sandboxes
-from evalkit.sandbox.agent_images import agent_recipe, recipe_version
-from evalkit.sandbox.backend import DockerBackend
-from evalkit.sandbox.containers import LABEL_RUN
-from evalkit.sandbox.images import BASE_IMAGE
+from evalkit.sandbox.docker.backend import DockerBackend
+from evalkit.sandbox.docker.containers import LABEL_RUN
+from evalkit.sandbox.docker.images import BASE_IMAGE
 from evalkit.sandbox.python_bases import base_for_suite
+from evalkit.sandbox.recipes import agent_recipe, recipe_version
 from evalkit.tasks import load_suite
 from evalkit.verify.correctness import SCORE_ROLE
 

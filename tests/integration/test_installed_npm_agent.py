@@ -23,7 +23,7 @@ from agent_runs import (
 )
 from conftest import DEMO_SUITE, run_evalkit
 
-from evalkit.sandbox.containers import LABEL_RUN
+from evalkit.sandbox.docker.containers import LABEL_RUN
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]  # the first run builds the agent image
 

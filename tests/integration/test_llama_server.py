@@ -17,7 +17,7 @@ import pytest
 from conftest import DEMO_SUITE, run_evalkit
 from llama_server import MODEL_ALIAS
 
-from evalkit.sandbox.containers import LABEL_RUN
+from evalkit.sandbox.docker.containers import LABEL_RUN
 
 pytestmark = pytest.mark.integration
 

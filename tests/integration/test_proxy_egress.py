@@ -17,8 +17,8 @@ import threading
 
 import pytest
 
-from evalkit.sandbox.backend import DockerBackend
-from evalkit.sandbox.containers import (
+from evalkit.sandbox.docker.backend import DockerBackend
+from evalkit.sandbox.docker.containers import (
     LABEL_OWNER,
     LABEL_OWNER_START,
     LABEL_RUN,
@@ -27,8 +27,8 @@ from evalkit.sandbox.containers import (
     process_start,
     prune,
 )
+from evalkit.sandbox.docker.proxy_net import host_gateway
 from evalkit.sandbox.egress import ProxyRoute
-from evalkit.sandbox.proxy_net import host_gateway
 
 pytestmark = pytest.mark.integration
 

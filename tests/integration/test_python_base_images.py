@@ -4,7 +4,7 @@ Built once when missing (a few minutes: debootstrap from the host's apt mirror),
 
 import pytest
 
-from evalkit.sandbox.images import build_base_image
+from evalkit.sandbox.docker.images import build_base_image
 from evalkit.sandbox.python_bases import base_for_suite
 
 pytestmark = pytest.mark.integration

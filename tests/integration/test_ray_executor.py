@@ -32,7 +32,7 @@ from agent_runs import assert_nothing_left, rows_of
 from conftest import DEMO_SUITE, EVALKIT, run_evalkit
 from shop_repo import EXPECTED_REJECTIONS, EXPECTED_TASK_SUBJECTS, build_shop_repo
 
-from evalkit.sandbox.containers import LABEL_OWNER, LABEL_ROLE, LABEL_RUN, LABEL_TASK
+from evalkit.sandbox.docker.containers import LABEL_OWNER, LABEL_ROLE, LABEL_RUN, LABEL_TASK
 from evalkit.tasks import load_suite
 
 pytestmark = pytest.mark.integration

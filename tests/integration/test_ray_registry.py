@@ -24,9 +24,9 @@ from conftest import DEMO_SUITE, run_evalkit
 from private_engine import PrivateEngine
 
 from evalkit.runs.attempt import AGENT_ROLE
-from evalkit.sandbox.backend import DockerBackend
-from evalkit.sandbox.containers import LABEL_RUN
-from evalkit.sandbox.images import BASE_IMAGE
+from evalkit.sandbox.docker.backend import DockerBackend
+from evalkit.sandbox.docker.containers import LABEL_RUN
+from evalkit.sandbox.docker.images import BASE_IMAGE
 from evalkit.tasks import load_suite
 
 pytestmark = pytest.mark.integration

@@ -9,8 +9,8 @@ import threading
 import docker.errors
 import pytest
 
-from evalkit.sandbox.containers import remove_container
-from evalkit.sandbox.images import BASE_IMAGE
+from evalkit.sandbox.docker.containers import remove_container
+from evalkit.sandbox.docker.images import BASE_IMAGE
 
 pytestmark = pytest.mark.integration
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import DEMO_SUITE, EVALKIT, run_evalkit
 from processes import interruptible
 
-from evalkit.sandbox.containers import LABEL_RUN
+from evalkit.sandbox.docker.containers import LABEL_RUN
 from evalkit.wording import counted
 
 pytestmark = pytest.mark.integration

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from evalkit.sandbox.backend import DockerBackend
-from evalkit.sandbox.containers import LABEL_OWNER, LABEL_ROLE, LABEL_RUN, LABEL_TASK, owner_label
+from evalkit.sandbox.docker.backend import DockerBackend
+from evalkit.sandbox.docker.containers import LABEL_OWNER, LABEL_ROLE, LABEL_RUN, LABEL_TASK, owner_label
 from evalkit.sandbox.protocol import SandboxRequest
 
 pytestmark = pytest.mark.integration

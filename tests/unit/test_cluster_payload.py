@@ -16,7 +16,8 @@ from evalkit.runs.limits import LimitOverrides
 from evalkit.runs.node_attempt import BuiltinEndpoint, NodeAttempt, NodeJob
 from evalkit.runs.settings import AttemptSettings
 from evalkit.runs.task_payload import TaskPayload, travelling
-from evalkit.sandbox.images import recipe_hash
+from evalkit.sandbox.docker.images import recipe_hash
+from evalkit.sandbox.protocol import CAPABILITIES, SandboxBackend
 from evalkit.sandbox.workspace import build_workspace
 
 SECRET = "sk-probe-7f3a9c1e-never-travels"
@@ -81,6 +82,7 @@ def test_a_driver_without_an_engine_packs_tasks_and_refuses_to_open_sandboxes(mo
     assert backend.workspace(toy_task) is payload.workspace  # built once, read again by scoring
     with pytest.raises(SandboxError, match=r"^the agent sandbox of .*: the driver of a cluster run builds workspaces"):
         backend.open(toy_task, "agent")
-    assert backend.close() == 0 and backend.remaining() == []
+    assert backend.close() == 0 and isinstance(backend, SandboxBackend)
+    assert not any(isinstance(backend, capability) for capability in CAPABILITIES)  # the core alone
     with pytest.raises(SandboxError, match="no Docker engine answers"):
         _open_backend("r1", remote=False)  # a local run needs the engine

@@ -9,8 +9,7 @@ import sys
 
 import pytest
 
-from evalkit.sandbox.command_channel import CommandChannel
-from evalkit.sandbox.docker_sandbox import SERVER_SOURCE
+from evalkit.sandbox.command_channel import SERVER_SOURCE, CommandChannel
 
 
 class PipeStream:

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from evalkit.sandbox.docker_sandbox import SERVER_SOURCE
+from evalkit.sandbox.command_channel import SERVER_SOURCE
 
 
 @pytest.fixture

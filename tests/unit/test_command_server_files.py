@@ -11,8 +11,7 @@ import sys
 
 import pytest
 
-from evalkit.sandbox.command_channel import encode_request
-from evalkit.sandbox.docker_sandbox import SERVER_SOURCE
+from evalkit.sandbox.command_channel import SERVER_SOURCE, encode_request
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ given to a process started at another time, does not; another host's process is 
 import os
 import subprocess
 
-from evalkit.sandbox.containers import (
+from evalkit.sandbox.docker.containers import (
     LABEL_OWNER,
     LABEL_OWNER_START,
     container_labels,

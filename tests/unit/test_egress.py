@@ -12,9 +12,9 @@ import pytest
 
 from evalkit.errors import SandboxError
 from evalkit.sandbox import relay_server
+from evalkit.sandbox.docker.proxy_net import bridge_gateway
 from evalkit.sandbox.egress import ProxyRoute, resolve_egress
 from evalkit.sandbox.protocol import SandboxRequest
-from evalkit.sandbox.proxy_net import bridge_gateway
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import pytest
 import requests
 import urllib3
 
+import evalkit.sandbox.docker  # noqa: F401 - registers which Docker errors say the engine is gone
 from evalkit.errors import SandboxError
 from evalkit.sandbox.engine_watch import EngineUnavailable, EngineWatch, engine_error_reason, engine_unreachable
 

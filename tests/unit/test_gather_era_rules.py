@@ -17,7 +17,7 @@ from evalkit.gather.environment import (
 from evalkit.gather.era import CURRENT, era_of, python_base_for, runner_requirement
 from evalkit.gather.new_tests import tests_are_new
 from evalkit.gather.validate import classify_tests
-from evalkit.sandbox.images import recipe_python_base
+from evalkit.sandbox.docker.images import recipe_python_base
 from evalkit.verify.junit import TestStatus
 
 

@@ -10,6 +10,7 @@ package can be placed as a whole and a single module of it placed apart. `import
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -60,19 +61,23 @@ def _type_checking_only(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
 
 
-def evalkit_imports(tree: ast.Module) -> list[tuple[int, str]]:
-    """(line, module) of every evalkit import outside `if TYPE_CHECKING:` blocks."""
+def imports_of(tree: ast.Module, wanted: Callable[[str], bool], *, types_too: bool = False) -> list[tuple[int, str]]:
+    """(line, module) of every import of a `wanted` module, at the top of the file or inside a
+    function; those under `if TYPE_CHECKING:` only with `types_too`."""
     found: list[tuple[int, str]] = []
 
     def visit(node: ast.AST) -> None:
-        if _type_checking_only(node):
+        if not types_too and _type_checking_only(node):
             for child in node.orelse:  # type: ignore[attr-defined]
                 visit(child)
             return
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "evalkit":
-            found.append((node.lineno, node.module or ""))
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
+            module = node.module or ""
+            named = [f"{module}.{a.name}" for a in node.names if wanted(f"{module}.{a.name}")]
+            if wanted(module) or named:  # `from evalkit.sandbox import docker` names the package
+                found.append((node.lineno, module if wanted(module) else named[0]))
         elif isinstance(node, ast.Import):
-            found.extend((node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "evalkit")
+            found.extend((node.lineno, a.name) for a in node.names if wanted(a.name))
         for child in ast.iter_child_nodes(node):
             visit(child)
 
@@ -80,11 +85,20 @@ def evalkit_imports(tree: ast.Module) -> list[tuple[int, str]]:
     return found
 
 
+def evalkit_imports(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, module) of every evalkit import outside `if TYPE_CHECKING:` blocks."""
+    return imports_of(tree, lambda module: module.split(".")[0] == "evalkit")
+
+
+def evalkit_modules() -> list[tuple[Path, str, ast.Module]]:
+    """(path, module name, parsed source) of every evalkit module."""
+    return [(path, module_name(path), ast.parse(path.read_text(), str(path))) for path in sorted(ROOT.rglob("*.py"))]
+
+
 def violations() -> list[str]:
     out = []
-    for path in sorted(ROOT.rglob("*.py")):
-        importer = module_name(path)
-        for line, target in evalkit_imports(ast.parse(path.read_text(), str(path))):
+    for path, importer, tree in evalkit_modules():
+        for line, target in evalkit_imports(tree):
             # `import evalkit` alone (for its folder) loads only the lazy package __init__
             if target != "evalkit" and layer_of(target) > layer_of(importer):
                 out.append(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from evalkit.bridge.run_proxy import RunProxy
+from evalkit.errors import SandboxError
 from evalkit.sandbox.egress import ProxyRoute
 
 
@@ -38,3 +39,13 @@ def test_a_run_that_never_needs_the_proxy_binds_nothing():
     with RunProxy(backend) as run_proxy:
         run_proxy.unregister("evalkit-unknown")  # a token never served: nothing to do
     assert backend.asked == 0 and backend.proxy is None
+
+
+def test_a_backend_that_cannot_relay_to_a_proxy_says_so_in_one_line():
+    class WorkspacesOnly:
+        run_id = "r1"
+
+    with RunProxy(WorkspacesOnly()) as run_proxy, pytest.raises(SandboxError) as raised:  # type: ignore[arg-type]
+        run_proxy.start()
+    needs = 'sandboxes of egress "proxy" needs a backend with ModelProxyRoute; WorkspacesOnly has none'
+    assert str(raised.value) == needs

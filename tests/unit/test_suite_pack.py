@@ -13,7 +13,7 @@ import tomli_w
 
 from evalkit.errors import EvalkitError
 from evalkit.gather.pack import Upstream, pack_suite
-from evalkit.sandbox.images import CA_FILE, with_host_files
+from evalkit.sandbox.docker.images import CA_FILE, with_host_files
 from evalkit.sandbox.workspace import build_workspace
 from evalkit.tasks.load import load_suite
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from evalkit.sandbox.docker.task_env import read_requirements
 from evalkit.sandbox.env_choice import approximate_note, strict_environments, task_environment
-from evalkit.sandbox.task_env import read_requirements
 from evalkit.tasks.model import Task
 from evalkit.tasks.swebench import import_swebench
 

@@ -1,5 +1,5 @@
 """The Docker backend: opens `DockerSandbox`es for a run (registered as `docker` in
-`evalkit.sandbox.registry`), and the Docker client and engine ping it uses."""
+`evalkit.sandbox.backend_table`), and the Docker client and engine ping it uses."""
 
 from __future__ import annotations
 
@@ -13,23 +13,23 @@ import docker.errors
 import docker.utils
 
 from evalkit.errors import SandboxError
-from evalkit.sandbox.agent_images import agent_image, layered_image
-from evalkit.sandbox.containers import LABEL_RUN, LiveContainers, remove_run_containers, sweep_orphans
-from evalkit.sandbox.docker_sandbox import DockerSandbox, SandboxSpec
+from evalkit.sandbox.docker.agent_images import agent_image, layered_image
+from evalkit.sandbox.docker.containers import LABEL_RUN, LiveContainers, remove_run_containers, sweep_orphans
+from evalkit.sandbox.docker.docker_sandbox import DockerSandbox, SandboxSpec
+from evalkit.sandbox.docker.images import image_exists, resolve_image
+from evalkit.sandbox.docker.proxy_net import host_gateway
+from evalkit.sandbox.docker.registry_images import pull_image, push_image
+from evalkit.sandbox.docker.task_env import environment_image
 from evalkit.sandbox.egress import Egress, ProxyRoute
 from evalkit.sandbox.engine_watch import EngineWatch
 from evalkit.sandbox.env_choice import TaskEnvironment, task_environment
-from evalkit.sandbox.images import image_exists, resolve_image
 from evalkit.sandbox.pool import SandboxPool
-from evalkit.sandbox.protocol import SandboxBackend, SandboxRequest
-from evalkit.sandbox.proxy_net import host_gateway
-from evalkit.sandbox.registry_images import pull_image, push_image
-from evalkit.sandbox.task_env import environment_image
+from evalkit.sandbox.protocol import SandboxRequest
 from evalkit.sandbox.workspace import Workspace, Workspaces, default_repo_cache
 from evalkit.tasks.model import Task
 from evalkit.wording import counted
 
-__all__ = ["DockerBackend", "SandboxBackend", "docker_client", "engine_ping"]  # SandboxBackend: older import path
+__all__ = ["DockerBackend", "docker_client", "engine_ping"]
 
 
 def docker_client() -> docker.DockerClient:

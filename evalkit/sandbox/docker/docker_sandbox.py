@@ -22,7 +22,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import docker
 import docker.errors
@@ -30,15 +29,14 @@ import docker.errors
 from evalkit.diffs import diff_bytes, diff_text
 from evalkit.errors import SandboxError
 from evalkit.sandbox.base_git import SCRATCH_PARENT, base_git_diff_command, base_git_name, base_git_tar
-from evalkit.sandbox.command_channel import CommandChannel
-from evalkit.sandbox.containers import LiveContainers, container_labels, remove_container
+from evalkit.sandbox.command_channel import SERVER_SOURCE, CommandChannel
+from evalkit.sandbox.docker.containers import LiveContainers, container_labels, remove_container
+from evalkit.sandbox.docker.proxy_net import ProxyNet
 from evalkit.sandbox.egress import PROXY_URL, Egress, ProxyRoute, resolve_egress
 from evalkit.sandbox.engine_watch import engine_error_reason, engine_unreachable
 from evalkit.sandbox.protocol import DEFAULT_OUTPUT_LIMIT, ExecResult
-from evalkit.sandbox.proxy_net import ProxyNet
 from evalkit.sandbox.workspace import Workspace, tar_single_file
 
-SERVER_SOURCE = (Path(__file__).parent / "command_server.py").read_text()
 SANDBOX_USER = "1000:1000"
 # Says "inside an evalkit sandbox" to the code evalkit puts there (the guard plugin's stray-process
 # kill); never set on a host, where killing every other process of the user would be a disaster.

@@ -21,28 +21,16 @@ from pathlib import Path
 import docker
 import docker.errors
 
-import evalkit
 from evalkit.errors import SandboxError
 from evalkit.sandbox.env_recipe import CA_FILE, HOST_CA_BUNDLE, PIP_VERSION
 from evalkit.sandbox.python_bases import DEFAULT_BASE_IMAGE, PYTHON_BASES, PythonBase
+from evalkit.sandbox.recipes import recipes_dir
 from evalkit.wording import without_colour
 
 BASE_IMAGE = DEFAULT_BASE_IMAGE
 REGISTRY_BASE = "python:3.12-slim"
 BUILD_LOCK = threading.Lock()  # one image build at a time, whatever builds it (recipes, agents)
 _PIP_WHEEL = re.compile(r"\bpip-(\d[\w.]*)-py3-none-any\.whl\b")
-
-
-def recipes_dir() -> Path:
-    """Where the recipes are: packaged with the wheel, or `sandboxes/` of a source checkout."""
-    override = os.environ.get("EVALKIT_SANDBOXES")
-    if override:
-        return Path(override)
-    package = Path(evalkit.__file__).parent
-    for candidate in (package / "_recipes", package.parent / "sandboxes"):
-        if candidate.is_dir():
-            return candidate
-    raise SandboxError("cannot find the sandbox recipes (set EVALKIT_SANDBOXES to the sandboxes/ folder)")
 
 
 def image_exists(client: docker.DockerClient, tag: str) -> bool:

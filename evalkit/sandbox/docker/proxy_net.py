@@ -17,10 +17,10 @@ import docker
 import docker.errors
 
 from evalkit.errors import SandboxError
-from evalkit.sandbox.containers import LiveContainers, container_labels, remove_container, remove_network
+from evalkit.sandbox.docker.containers import LiveContainers, container_labels, remove_container, remove_network
 from evalkit.sandbox.egress import PROXY_ALIAS, RELAY_PORT, ProxyRoute
 
-RELAY_SOURCE = (Path(__file__).parent / "relay_server.py").read_text()
+RELAY_SOURCE = (Path(__file__).parent.parent / "relay_server.py").read_text()  # engine-neutral, in evalkit/sandbox/
 RELAY_USER = "65534:65534"  # nobody: the relay needs no file and no privilege
 RELAY_READY_S = 20.0
 NETWORK_ROLE = "egress-net"

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -33,7 +32,7 @@ import docker
 import docker.errors
 
 from evalkit.errors import SandboxError
-from evalkit.sandbox.images import (
+from evalkit.sandbox.docker.images import (
     BASE_IMAGE,
     BUILD_LOCK,
     CA_FILE,
@@ -42,29 +41,10 @@ from evalkit.sandbox.images import (
     image_exists,
     pip_wheel,
     recipe_tag,
-    recipes_dir,
 )
+from evalkit.sandbox.recipes import AGENT_ROOT, agent_recipe, recipe_version
 
-AGENTS_DIR = "agents"  # under sandboxes/
-AGENT_ROOT = "/opt/evalkit-agents"  # everything an installed agent is, in its image and the layered one
 PIP_FILE = "pip.whl"
-_VERSION_ARG = re.compile(r"^ARG AGENT_VERSION=(\S+)\s*$", re.MULTILINE)
-
-
-def agent_recipe(name: str) -> Path:
-    """The recipe folder of installed agent `name`; one line when it has no Dockerfile."""
-    recipe = recipes_dir() / AGENTS_DIR / name
-    if not (recipe / "Dockerfile").is_file():
-        raise SandboxError(f"installed agent {name}: no recipe at {recipe}/Dockerfile")
-    return recipe
-
-
-def recipe_version(recipe: Path) -> str:
-    """The version the recipe pins (`ARG AGENT_VERSION=...` in its Dockerfile)."""
-    found = _VERSION_ARG.search((recipe / "Dockerfile").read_text())
-    if found is None:
-        raise SandboxError(f"{recipe}/Dockerfile: pin the agent's version with a line `ARG AGENT_VERSION=X.Y.Z`")
-    return found[1]
 
 
 def agent_image(client: docker.DockerClient, name: str, cache: Path, base: str = BASE_IMAGE) -> str:

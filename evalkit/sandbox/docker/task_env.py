@@ -20,9 +20,9 @@ from pathlib import Path
 import docker
 
 from evalkit.errors import EvalkitError, SandboxError
+from evalkit.sandbox.docker.images import build_base_image, image_exists, resolve_image
 from evalkit.sandbox.env_choice import TaskEnvironment, task_environment
 from evalkit.sandbox.env_recipe import HOST_CA_BUNDLE, render_recipe, write_recipe
-from evalkit.sandbox.images import build_base_image, image_exists, resolve_image
 from evalkit.sandbox.workspace import default_repo_cache, local_repository
 from evalkit.tasks.model import Task
 
