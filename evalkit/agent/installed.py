@@ -58,7 +58,7 @@ class InstalledAgent:
         if proxy is None:
             raise ValueError(f"agent {self.name!r} calls its model through the run's proxy: give it one")
         return CommandAgent(
-            self.command, client, proxy, output_limit, evidence=self.evidence, label=self.name,
+            self.command, client, proxy, output_limit, self.name, evidence=self.evidence,
             env=dict(self.env), layer=self.name, version=self.version, keep=self.keep,
         )  # fmt: skip
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from evalkit.agent.ask_user import UserChannel
-from evalkit.agent.loop import AgentOutcome, TurnPolicy, run_agent
+from evalkit.agent.loop import TurnPolicy, run_agent
+from evalkit.agent.protocol import AgentOutcome
 from evalkit.agent.tools import TOOL_SCHEMAS, ToolBox
 from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.axes import EVIDENCE

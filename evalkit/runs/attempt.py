@@ -8,8 +8,7 @@ import time
 from dataclasses import dataclass, field
 
 from evalkit.agent.ask_user import UserChannel
-from evalkit.agent.loop import AgentOutcome
-from evalkit.agent.protocol import Agent
+from evalkit.agent.protocol import Agent, AgentOutcome
 from evalkit.agent.tools import ASK_USER_SCHEMA
 from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.diffs import readable

@@ -223,6 +223,7 @@ def test_the_run_proxy_leaves_no_port_and_no_thread_in_the_process(docker_engine
     proxy, one to an endpoint that drips its answer, one to an agent that hangs; once the run's
     proxy and backend are closed nothing of them listens, runs or is left on the engine."""
     from evalkit.agent.command_agent import CommandAgent
+    from evalkit.agent.registry import command_name, command_template
     from evalkit.agent.trajectory import TrajectoryWriter
     from evalkit.bridge.run_proxy import RunProxy
     from evalkit.models.client import ChatClient
@@ -239,7 +240,8 @@ def test_the_run_proxy_leaves_no_port_and_no_thread_in_the_process(docker_engine
             with RunProxy(backend) as proxy:
                 proxy.start()
                 for name, template in (("drip", FAULT_AGENT), ("hang", "command:sleep 600")):
-                    agent = CommandAgent(template.removeprefix("command:"), client, proxy, 65536)
+                    command = command_template(template)
+                    agent = CommandAgent(command, client, proxy, 65536, command_name(command))
                     sandbox = backend.open(toy_task, role="agent", egress="proxy")
                     try:
                         with TrajectoryWriter(tmp_path / f"{name}.jsonl") as trajectory:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from evalkit.agent.loop import AgentOutcome
+from evalkit.agent.protocol import AgentOutcome
 from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.axes import DIFF, FINAL_MESSAGE
 from evalkit.models.endpoint import ModelSpec
