@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 
 from evalkit.agent.registry import AGENTS
-from evalkit.agent.trajectory import read_trajectory
+from evalkit.trajectory import read_trajectory
 
 ROOT = Path(__file__).resolve().parents[1]
 EVALKIT = str(Path(sys.executable).parent / "evalkit")

@@ -28,9 +28,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalkit.agent.ask_user import ASK_COMMAND, UserChannel
 from evalkit.agent.protocol import AgentOutcome
-from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.axes import DIFF, TRAFFIC, USAGE
 from evalkit.bridge.channel import AttemptChannel
 from evalkit.bridge.proxy import ASK_USER_ROUTE
@@ -42,10 +40,17 @@ from evalkit.sandbox.egress import Egress
 from evalkit.sandbox.protocol import ExecResult, Sandbox
 from evalkit.sandbox.workspace import tar_single_file
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter
+from evalkit.user.channel import UserChannel
 
 LOG_SUFFIX = ".agent.log"
 ASK_USER_PATH = "/usr/local/bin/ask-user"  # on every shell's PATH
 ASK_USER_SOURCE = Path(__file__).resolve().parents[1] / "bridge" / "ask_user_command.py"
+ASK_COMMAND = (  # added to the prompt when the attempt has a user
+    "If the request leaves out something you need to know, you may ask the user who wrote it: run "
+    '`ask-user "your question"` in the shell, at most {max_questions} times. They are busy and answer '
+    "briefly, so ask only what the code and the request do not tell you."
+)
 
 
 def agent_log_path(trajectory: Path) -> Path:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from evalkit.agent.ask_user import UserChannel
 from evalkit.agent.protocol import AgentOutcome
 from evalkit.agent.text_calls import parse_text_tool_calls
 from evalkit.agent.tools import (
@@ -23,11 +22,12 @@ from evalkit.agent.tools import (
     ToolOutcome,
     parse_arguments,
 )
-from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.errors import SandboxError
 from evalkit.models.client import ChatClient, EndpointError
 from evalkit.records import StopReason
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter
+from evalkit.user.channel import UserChannel
 
 SYSTEM_PROMPT = """\
 You are a software engineer working in a git repository checked out at {workdir}.

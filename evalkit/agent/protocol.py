@@ -15,13 +15,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from evalkit.agent.ask_user import UserChannel
-from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.models.messages import Usage
 from evalkit.records import StopReason
 from evalkit.sandbox.egress import Egress
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter
+from evalkit.user.channel import UserChannel
 
 
 @dataclass

@@ -224,11 +224,11 @@ def test_the_run_proxy_leaves_no_port_and_no_thread_in_the_process(docker_engine
     proxy and backend are closed nothing of them listens, runs or is left on the engine."""
     from evalkit.agent.command_agent import CommandAgent
     from evalkit.agent.registry import command_name, command_template
-    from evalkit.agent.trajectory import TrajectoryWriter
     from evalkit.bridge.run_proxy import RunProxy
     from evalkit.models.client import ChatClient
     from evalkit.models.endpoint import ModelSpec
     from evalkit.sandbox.backend import DockerBackend
+    from evalkit.trajectory import TrajectoryWriter
 
     threads_before, sockets_before = {t.ident for t in threading.enumerate()}, listening_sockets()
     limits = toy_task.limits.model_copy(update={"wall_time_s": 8})
