@@ -30,7 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from evalkit.agent.registry import AGENTS
+from evalkit.agent.agent_table import AGENTS
 from evalkit.trajectory import read_trajectory
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -171,7 +171,7 @@ def run(
     registry: RegistryOption = None,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
-    from evalkit.agent.registry import check_agent
+    from evalkit.agent.agent_table import check_agent
     from evalkit.models.backoff import EndpointRegistry
     from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
     from evalkit.runs.display import RunDisplay

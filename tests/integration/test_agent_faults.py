@@ -222,8 +222,8 @@ def test_the_run_proxy_leaves_no_port_and_no_thread_in_the_process(docker_engine
     """In-process (a `evalkit run` that exits would free both anyway): two attempts through the
     proxy, one to an endpoint that drips its answer, one to an agent that hangs; once the run's
     proxy and backend are closed nothing of them listens, runs or is left on the engine."""
+    from evalkit.agent.agent_table import command_name, command_template
     from evalkit.agent.command_agent import CommandAgent
-    from evalkit.agent.registry import command_name, command_template
     from evalkit.bridge.run_proxy import RunProxy
     from evalkit.models.client import ChatClient
     from evalkit.models.endpoint import ModelSpec

@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
+from evalkit.agent.agent_table import AGENTS, DEFAULT_AGENT, check_agent, command_template, make_agent
 from evalkit.agent.command_agent import CommandAgent, agent_command, agent_log_path
-from evalkit.agent.registry import AGENTS, DEFAULT_AGENT, check_agent, command_template, make_agent
 from evalkit.agent.tool_loop import ToolLoopAgent
 from evalkit.agent.tools import TOOL_NAMES
 from evalkit.axes import DIFF, TRAFFIC, USAGE

@@ -27,7 +27,7 @@ NAME_CHARS = 80  # of a `command:` agent's command kept in its recorded name
 
 # name → (module, factory taking (spec, client, output_limit, proxy))
 AGENTS: Table = {
-    "tool-loop": ("evalkit.agent.registry", "_tool_loop"),
+    "tool-loop": ("evalkit.agent.agent_table", "_tool_loop"),
     "mini-swe-agent": ("evalkit.agent.installed", "MINI_SWE_AGENT"),
     "qwen-code": ("evalkit.agent.qwen_code", "QWEN_CODE"),
 }
