@@ -12,7 +12,7 @@ import openai
 import pytest
 from hostile_server import HostileServer, turn
 
-from evalkit.agent import TOOL_SCHEMAS
+from evalkit.agent.tools import TOOL_SCHEMAS
 from evalkit.bridge import AttemptChannel, ModelProxy
 from evalkit.models import ModelServer, NullPolicy, OraclePolicy
 from evalkit.models.backoff import EndpointRegistry
