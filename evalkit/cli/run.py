@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit 
 
 AGENT_HELP = (
     f"What works on each task: {', '.join(sorted(AGENTS))} ({DEFAULT_AGENT}: evalkit's own loop driving the "
-    "model; the others run in the sandbox, calling it through the run's model proxy), or "
+    "model), or "
     f"{COMMAND_PREFIX}TEMPLATE (a shell command run in the sandbox with EVALKIT_PROMPT, OPENAI_BASE_URL and "
     "OPENAI_API_KEY set to the run's model proxy)."
 )
