@@ -23,13 +23,13 @@ from pathlib import Path
 import openai
 
 from evalkit.agent.tools import TOOL_SCHEMAS
-from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.bridge import AttemptChannel, ModelProxy
 from evalkit.models import ModelServer, NullPolicy
 from evalkit.models.backoff import EndpointRegistry
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter
 
 TARGET_MS = 5.0
 

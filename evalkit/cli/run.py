@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
+from evalkit.agent.agent_table import AGENTS, COMMAND_PREFIX, DEFAULT_AGENT
 from evalkit.cli.common import (
     DEFAULT_BACKEND,
     POOL_HELP,
@@ -48,6 +49,12 @@ if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit 
     from evalkit.scoring.run_summary import RunSummary
     from evalkit.tasks import Task
 
+AGENT_HELP = (
+    f"What works on each task: {', '.join(sorted(AGENTS))} ({DEFAULT_AGENT}: evalkit's own loop driving the "
+    "model), or "
+    f"{COMMAND_PREFIX}TEMPLATE (a shell command run in the sandbox with EVALKIT_PROMPT, OPENAI_BASE_URL and "
+    "OPENAI_API_KEY set to the run's model proxy)."
+)
 EXIT_ERRORS = 3  # the run finished, but some attempts ended in endpoint_error or sandbox_error (not scored)
 
 
@@ -120,14 +127,7 @@ def run(
     ] = None,
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
     strict_env: Annotated[bool, typer.Option("--strict-env", help=STRICT_ENV_HELP)] = False,
-    agent: Annotated[
-        str,
-        typer.Option(
-            help="What works on each task: tool-loop (evalkit's own loop driving the model), or "
-            "command:TEMPLATE (a shell command run in the sandbox with EVALKIT_PROMPT, OPENAI_BASE_URL and "
-            "OPENAI_API_KEY set to the run's model proxy).",
-        ),
-    ] = "tool-loop",
+    agent: Annotated[str, typer.Option(help=AGENT_HELP)] = DEFAULT_AGENT,
     user: Annotated[
         str,
         typer.Option(
@@ -171,7 +171,7 @@ def run(
     registry: RegistryOption = None,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
-    from evalkit.agent.registry import check_agent
+    from evalkit.agent.agent_table import check_agent
     from evalkit.models.backoff import EndpointRegistry
     from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
     from evalkit.runs.display import RunDisplay

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
-from evalkit.agent.registry import DEFAULT_AGENT
+from evalkit.agent.agent_table import DEFAULT_AGENT
 from evalkit.axes import JUDGE, LABELS, MEAN_AXES
 from evalkit.cutoff import AFTER_CUTOFF, CutoffSplit
 from evalkit.errors import EvalkitError

@@ -20,7 +20,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalkit.agent.registry import make_agent
+from evalkit.agent.agent_table import make_agent
 from evalkit.bridge.run_proxy import RunProxy
 from evalkit.integrity import IntegrityPolicy
 from evalkit.models.client import ChatClient

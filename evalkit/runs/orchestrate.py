@@ -21,7 +21,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from evalkit.agent.registry import DEFAULT_AGENT, installed_layer, make_agent
+from evalkit.agent.agent_table import DEFAULT_AGENT, installed_layer, make_agent
 from evalkit.bridge.run_proxy import RunProxy
 from evalkit.errors import EvalkitError
 from evalkit.files import write_atomic

@@ -16,7 +16,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from evalkit.agent.registry import DEFAULT_AGENT
+from evalkit.agent.agent_table import DEFAULT_AGENT
 from evalkit.errors import EvalkitError
 from evalkit.models.endpoint import ModelSpec, resolve_model
 from evalkit.runs.executor_registry import DEFAULT_EXECUTOR

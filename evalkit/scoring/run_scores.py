@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from evalkit.agent.trajectory import read_trajectory
 from evalkit.axes import AXIS_NAMES, SCORE_COLUMNS
 from evalkit.errors import EvalkitError
 from evalkit.files import read_lines, write_atomic
@@ -40,6 +39,7 @@ from evalkit.scoring.quality_lint import RuffUnavailable
 from evalkit.scoring.run_summary import RunSummary, ScoredRun
 from evalkit.scoring.user_figures import ask_figures
 from evalkit.tasks import Task, load_suite
+from evalkit.trajectory import read_trajectory
 
 AXIS_COLUMNS = SCORE_COLUMNS  # every axis and the composite, per attempt
 LINT_BATCH = 50  # attempts whose changes are linted in one ruff run (their diffs stay parsed meanwhile)

@@ -12,8 +12,7 @@ import openai
 import pytest
 from hostile_server import HostileServer, turn
 
-from evalkit.agent import TOOL_SCHEMAS
-from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
+from evalkit.agent.tools import TOOL_SCHEMAS
 from evalkit.bridge import AttemptChannel, ModelProxy
 from evalkit.models import ModelServer, NullPolicy, OraclePolicy
 from evalkit.models.backoff import EndpointRegistry
@@ -22,6 +21,7 @@ from evalkit.models.endpoint import ModelSpec
 from evalkit.models.policies import ReplayPolicy
 from evalkit.records import StopReason
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter, read_trajectory
 
 SECRET = "sk-real-key-that-must-stay-on-the-host"
 USAGE = {"prompt_tokens": 300, "completion_tokens": 20}

@@ -12,7 +12,6 @@ import pytest
 from hostile_server import HostileServer, turn
 from toy import BASE_FILES, POWER, diff_of
 
-from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.axes import DIFF, TRAFFIC, USAGE
 from evalkit.bridge import AttemptChannel, ModelProxy
 from evalkit.models.backoff import EndpointRegistry
@@ -24,6 +23,7 @@ from evalkit.scoring.interaction import score_interaction
 from evalkit.scoring.prices import Price
 from evalkit.scoring.traffic import NOT_OBSERVED
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter, read_trajectory
 
 USAGE_COUNTS = {"prompt_tokens": 1000, "completion_tokens": 50}
 BASH = {"type": "function", "function": {"name": "bash", "parameters": {
