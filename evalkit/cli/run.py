@@ -289,7 +289,7 @@ def run(
         workspace=backend.workspace,  # the workspaces the backend built for the run
     )
     if baseline_dir is not None:
-        from evalkit.report.compare_command import compare_command
+        from evalkit.report.compare.command import compare_command
 
         code = compare_command(baseline_dir, store.dir, console=console)  # the default max drop and alpha
         if code:
