@@ -10,7 +10,7 @@ the scoring sandbox and how per-test outcomes are read back, keyed by the ids th
 
 The two log runners cannot load the guard plugin (it is a pytest plugin): `guarded` is False, the
 run gets no guard flags, and the outcomes are what the log says, as in SWE-bench's harness. The
-candidate's steering files are still put back before the run (`test_run.neutralise`).
+candidate's steering files are still put back before the run (`guarded_run.neutralise`).
 
 Adding a runner is one row in `RUNNERS` and a framework name in `tasks.model.Framework`.
 """
@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from evalkit.integrity import IntegrityFlag
     from evalkit.sandbox.protocol import Sandbox
     from evalkit.tasks.model import Task
+    from evalkit.verify.guarded_run import GuardedRun
     from evalkit.verify.junit import TestStatus
-    from evalkit.verify.test_run import GuardedRun
 
 RUNNERS: Table = {
     "pytest": ("evalkit.verify.runners.pytest_runners", "PYTEST"),

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from evalkit.diffs import changed_paths
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.tasks.model import Task
+from evalkit.verify.guarded_run import CLEAN_ENVIRONMENT, GuardedRun
 from evalkit.verify.junit import TestStatus
 from evalkit.verify.runners import RunnerReport
 from evalkit.verify.runners.unittest_logs import TEST_ID, align_ids, parse_django_log, parse_unittest_log, short_id
-from evalkit.verify.test_run import CLEAN_ENVIRONMENT, GuardedRun
 
 # enough for a few thousand verbose test lines; the head and tail are kept past it
 LOG_OUTPUT_LIMIT = 8 * 1024 * 1024

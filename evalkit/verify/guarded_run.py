@@ -1,7 +1,7 @@
 """The hidden tests, run so that the candidate cannot decide their verdict (in the scoring sandbox,
 after the candidate diff is applied):
 
-1. `neutralise`: what in the candidate can steer the runner is put back (`test_infra`), to the
+1. `neutralise`: what in the candidate can steer the runner is put back (`runner_steering`), to the
    base or, for a file the reference change also edits, to the reference's version of its runner
    settings; each restoration is recorded.
 2. `run_guarded`: the test command runs with a clean runner environment (no PYTEST_ADDOPTS,
@@ -31,7 +31,7 @@ from evalkit.tasks.model import Task
 from evalkit.verify.canaries import Canary, plant
 from evalkit.verify.guard_evidence import body_evidence, runner_flags
 from evalkit.verify.junit import TestStatus
-from evalkit.verify.test_infra import RestoredChange, defines_hooks, plan_for, restore_settings
+from evalkit.verify.runner_steering import RestoredChange, defines_hooks, plan_for, restore_settings
 
 GUARD_SOURCE = (Path(__file__).parent / "guard_plugin.py").read_text()
 SCRATCH = "/tmp/evalkit"
@@ -61,7 +61,7 @@ def changed_in_sandbox(sandbox: Sandbox, base_commit: str) -> dict[str, str]:
 
 
 def neutralise(sandbox: Sandbox, task: Task, base_commit: str) -> list[RestoredChange]:
-    """Put back what in the applied candidate could steer the hidden tests (see test_infra)."""
+    """Put back what in the applied candidate could steer the hidden tests (see runner_steering)."""
     reference = changed_paths(task.patch) if task.patch.strip() else []
     restored: list[RestoredChange] = []
     for path, status in changed_in_sandbox(sandbox, base_commit).items():
