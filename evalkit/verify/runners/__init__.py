@@ -3,7 +3,7 @@ the scoring sandbox and how per-test outcomes are read back, keyed by the ids th
 
 - `pytest`: the task's command with evalkit's guard plugin and a JUnit report (`pytest_runners`).
 - `tox`: the same pytest arguments after tox's `--` (`tox --current-env -epy39 -v --`, as
-  SWE-bench runs sphinx), with the guard's variables let through tox's environment filter.
+  SWE-bench runs sphinx), with the guard's variables let through tox's variable filter (pass_env).
 - `django`: `tests/runtests.py --verbosity 2 ... <labels>`, outcomes parsed from its verbose log
   as SWE-bench's `parse_log_django` does, ids `test_x (module.Class)` (`log_runners`).
 - `unittest`: `python -m unittest -v <modules>`, outcomes parsed from its verbose log.
