@@ -10,11 +10,11 @@ the deadline, else `agent_error` when it exited non-zero (it crashed; its last l
 stdout, is the error), else `submitted` (it finished). Whatever it left running is killed before the diff.
 
 An installed agent (`installed.py`) is this same agent with a name, a version, its own
-environment and files it writes outside the workspace (its logs), copied out beside the trajectory
+variables and files it writes outside the workspace (its logs), copied out beside the trajectory
 before the sandbox goes.
 
 With a simulated user, the attempt's sandbox gets the `ask-user` command (/usr/local/bin), its
-prompt a line saying so and the budget, and its environment `EVALKIT_USER_URL`/`EVALKIT_USER_TOKEN`:
+prompt a line saying so and the budget, and its variables `EVALKIT_USER_URL`/`EVALKIT_USER_TOKEN`:
 the question goes to the proxy, which asks the user on the host (`AttemptChannel.ask_user`).
 """
 

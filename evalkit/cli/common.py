@@ -25,7 +25,7 @@ from rich.markup import escape
 
 from evalkit.errors import EvalkitError, SandboxError
 from evalkit.files import check_run_id
-from evalkit.runs.executor_registry import EXECUTORS, check_executor_name
+from evalkit.runs.executor_table import EXECUTORS, check_executor_name
 from evalkit.sandbox.backend_table import BACKENDS, DEFAULT_BACKEND, check_backend_name, open_backend
 
 if TYPE_CHECKING:

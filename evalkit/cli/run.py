@@ -35,7 +35,7 @@ from evalkit.cli.common import (
     run_id_option,
 )
 from evalkit.errors import EvalkitError
-from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
+from evalkit.runs.executor_table import DEFAULT_EXECUTOR
 from evalkit.runs.folders import RUNS_ROOT, resume_command, run_folder
 from evalkit.wording import counted
 
@@ -172,10 +172,10 @@ def run(
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
     from evalkit.agent.agent_table import check_agent
-    from evalkit.models.backoff import EndpointRegistry
+    from evalkit.models.backoff import EndpointStates
     from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
     from evalkit.runs.display import RunDisplay
-    from evalkit.runs.executor_registry import open_executor
+    from evalkit.runs.executor_table import open_executor
     from evalkit.runs.limits import LimitOverrides
     from evalkit.runs.orchestrate import execute, open_run, plan_attempts
     from evalkit.runs.resume import RunArgs, model_specs, resume_args, run_options
@@ -249,7 +249,7 @@ def run(
     backend = _open_backend(run_id, args.backend, remote=executor.remote, registry=args.registry)
     import_in_background("evalkit.scoring.run_scores")  # pandas and scipy load while the first attempts run
     try:
-        endpoints = EndpointRegistry()
+        endpoints = EndpointStates()
         with RunDisplay(err_console, len(plan), names, endpoints, engine=engine_of(backend)) as display:
             execute(
                 plan,
@@ -289,7 +289,7 @@ def run(
         workspace=backend.workspace,  # the workspaces the backend built for the run
     )
     if baseline_dir is not None:
-        from evalkit.report.compare_command import compare_command
+        from evalkit.report.compare.command import compare_command
 
         code = compare_command(baseline_dir, store.dir, console=console)  # the default max drop and alpha
         if code:

@@ -26,7 +26,7 @@ from evalkit.bridge.run_proxy import RunProxy
 from evalkit.errors import EvalkitError
 from evalkit.files import write_atomic
 from evalkit.integrity import IntegrityPolicy
-from evalkit.models.backoff import EndpointRegistry
+from evalkit.models.backoff import EndpointStates
 from evalkit.models.builtin import builtin_policy
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
@@ -65,7 +65,7 @@ def builtin_policies(specs: list[ModelSpec], tasks: list[Task]) -> dict[str, Pol
 
 @contextmanager
 def model_clients(
-    specs: list[ModelSpec], tasks: list[Task], endpoints: EndpointRegistry | None = None
+    specs: list[ModelSpec], tasks: list[Task], endpoints: EndpointStates | None = None
 ) -> Iterator[dict[str, ChatClient]]:
     """A client per model; built-in ones point at an in-process server started for the run.
     `endpoints` is where the clients share connection slots and backoff (a live display reads it)."""
@@ -75,7 +75,7 @@ def model_clients(
         clients = {}
         for spec in specs:
             base_url = server.base_url if spec.builtin and server else None
-            clients[spec.name] = ChatClient(spec, base_url=base_url, registry=endpoints)
+            clients[spec.name] = ChatClient(spec, base_url=base_url, endpoints=endpoints)
             stack.callback(clients[spec.name].close)
         yield clients
 
@@ -176,7 +176,7 @@ def execute(
     output_limit: int,
     on_record: Callable[[AttemptRecord], None],
     integrity_policy: IntegrityPolicy = "fail",
-    endpoints: EndpointRegistry | None = None,
+    endpoints: EndpointStates | None = None,
     engine_wait_s: float = DEFAULT_WAIT_S,
     on_retry: Callable[[AttemptRecord], None] | None = None,
     agent: str = DEFAULT_AGENT,
@@ -326,7 +326,7 @@ def run_locally(
     overrides: LimitOverrides,
     output_limit: int,
     integrity_policy: IntegrityPolicy,
-    endpoints: EndpointRegistry | None,
+    endpoints: EndpointStates | None,
     engine_wait_s: float,
     agent: str,
     pool: bool,

@@ -19,7 +19,7 @@ from pathlib import Path
 from evalkit.agent.agent_table import DEFAULT_AGENT
 from evalkit.errors import EvalkitError
 from evalkit.models.endpoint import ModelSpec, resolve_model
-from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
+from evalkit.runs.executor_table import DEFAULT_EXECUTOR
 from evalkit.runs.limits import LimitOverrides
 from evalkit.runs.store import RunManifest, RunOptions
 from evalkit.runs.user_setup import DEFAULT_USER_MODEL

@@ -20,7 +20,7 @@ from evalkit.tasks.model import Limits, Task
 from evalkit.user.channel import UserChannel
 from evalkit.user.context import user_context
 from evalkit.user.protocol import UserSimulator
-from evalkit.user.registry import make_user
+from evalkit.user.user_table import make_user
 
 UserMode = Literal["none", "simulated"]
 USER_MODES: tuple[str, ...] = ("none", "simulated")

@@ -69,9 +69,7 @@ def base_tree(task: Task, workspace: WorkspaceSource | None = None) -> Callable[
 
 def run_tasks(store: RunStore, suite_path: Path | None = None) -> dict[str, Task]:
     """The tasks of a run, from its manifest's suite (or `suite_path`)."""
-    store.paths.require_manifest()
-    manifest = store.read_manifest()
-    assert manifest is not None
+    manifest = store.required_manifest()
     path = suite_path or Path(manifest.suite_path)
     if not path.exists():
         raise EvalkitError(f"{store.dir}: its suite {path} is gone; pass --suite to say where it is now")

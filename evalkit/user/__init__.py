@@ -9,7 +9,7 @@ from evalkit.user.leaks import LeakSources, leak_sources, redact
 from evalkit.user.model_user import ModelUser
 from evalkit.user.oracle_user import OracleUser
 from evalkit.user.protocol import UserSimulator
-from evalkit.user.registry import BUILTIN_USERS, make_user
+from evalkit.user.user_table import BUILTIN_USERS, make_user
 
 __all__ = [
     "BUILTIN_USERS",

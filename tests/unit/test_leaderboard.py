@@ -21,7 +21,7 @@ import pytest
 
 from evalkit.errors import EvalkitError
 from evalkit.records import AttemptRecord
-from evalkit.report.html import (
+from evalkit.report.leaderboard.output import (
     merge_published,
     pareto_frontier,
     published_from_config,

@@ -14,7 +14,7 @@ from toy import BASE_FILES, POWER, diff_of
 
 from evalkit.axes import DIFF, TRAFFIC, USAGE
 from evalkit.bridge import AttemptChannel, ModelProxy
-from evalkit.models.backoff import EndpointRegistry
+from evalkit.models.backoff import EndpointStates
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
 from evalkit.records import AttemptRecord
@@ -53,7 +53,7 @@ def traffic(server, scenario, path, limits=None):
     """An agent's conversation through the proxy: it sends the tool results back as a real agent would."""
     hostile, proxy = server
     spec = ModelSpec(name=scenario, model="hostile", base_url=hostile.url(scenario), max_retries=0)
-    client = ChatClient(spec, registry=EndpointRegistry())
+    client = ChatClient(spec, endpoints=EndpointStates())
     writer = TrajectoryWriter(path)
     channel = AttemptChannel(client, writer, limits or Limits(), time.monotonic() + 60)
     token = proxy.register(channel)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalkit.report.runs_data import AttemptRef, attempt_resolved, attempt_tests_passed
+from evalkit.report.leaderboard.loaded_runs import AttemptRef, attempt_resolved, attempt_tests_passed
 from evalkit.runs.paths import RunPaths
 from evalkit.trajectory import read_trajectory
 
