@@ -30,8 +30,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from evalkit.agent.registry import AGENTS
-from evalkit.agent.trajectory import read_trajectory
+from evalkit.agent.agent_table import AGENTS
+from evalkit.trajectory import read_trajectory
 
 ROOT = Path(__file__).resolve().parents[1]
 EVALKIT = str(Path(sys.executable).parent / "evalkit")

@@ -23,8 +23,8 @@ from pathlib import Path
 from evalkit.sandbox.docker.backend import DockerBackend, docker_client
 from evalkit.tasks import Task, load_suite
 from evalkit.verify.correctness import SCORE_ROLE, apply_candidate, apply_hidden_tests
+from evalkit.verify.guarded_run import guarded_command, plant_canaries, prepare_run, write_watch
 from evalkit.verify.runners.pytest_runners import listed_test_files
-from evalkit.verify.test_run import guarded_command, plant_canaries, prepare_run, write_watch
 
 ROOT = Path(__file__).resolve().parents[1]
 RESET = "git reset --hard --quiet && git clean -fdq"

@@ -25,7 +25,7 @@ from evalkit.gather.history import SizeLimits, commits, screen, split_commit  # 
 from evalkit.gather.interface import Interface, extract_interface, underspecified  # noqa: E402
 from evalkit.gather.prompts import prompt_from_message  # noqa: E402
 from evalkit.gather.task_prompt import task_prompt  # noqa: E402
-from evalkit.gather.test_usage import test_usage  # noqa: E402
+from evalkit.gather.used_by_tests import used_by_tests  # noqa: E402
 from evalkit.tasks import load_suite  # noqa: E402
 
 
@@ -52,7 +52,7 @@ def demo_rows() -> list[tuple[str, int, list[str], list[str]]]:
             return found
 
         interface = extract_interface(
-            texts(task.patch), test_usage(texts(task.test_patch)), task.patch, folder_search(base)
+            texts(task.patch), used_by_tests(texts(task.test_patch)), task.patch, folder_search(base)
         )
         unsaid = underspecified(Interface(missing=interface.needed), task.prompt)  # with no interface section
         rows.append((task.id, len(task.prompt), underspecified(interface, task.prompt), unsaid))

@@ -23,13 +23,13 @@ from pathlib import Path
 import openai
 
 from evalkit.agent.tools import TOOL_SCHEMAS
-from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.bridge import AttemptChannel, ModelProxy
 from evalkit.models import ModelServer, NullPolicy
-from evalkit.models.backoff import EndpointRegistry
+from evalkit.models.backoff import EndpointStates
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter
 
 TARGET_MS = 5.0
 
@@ -60,7 +60,7 @@ def ask(client: openai.OpenAI, messages: list[dict], stream: bool) -> dict:
 
 def measure(args: argparse.Namespace, server: ModelServer, proxy: ModelProxy, folder: Path, stream: bool) -> dict:
     spec = ModelSpec(name="null", model="null", builtin="null", max_retries=0)
-    upstream = ChatClient(spec, base_url=server.base_url, registry=EndpointRegistry())
+    upstream = ChatClient(spec, base_url=server.base_url, endpoints=EndpointStates())
     direct = openai.OpenAI(base_url=server.base_url, api_key="not-needed", max_retries=0)
     direct_ms, proxied_ms = [], []
     attempt = 0

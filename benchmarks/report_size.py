@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from evalkit.records import AttemptRecord
-from evalkit.report.html import write_leaderboard
+from evalkit.report.leaderboard.output import write_leaderboard
 from evalkit.runs.store import RunManifest
 from evalkit.scoring.attempt_scores import AttemptScores, CorrectnessAxis
 from evalkit.scoring.efficiency import EfficiencyScore

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 
 class EvalkitError(Exception):
-    """A problem with the user's input or environment; the CLI prints it as one line, no traceback."""
+    """A problem with the user's input or machine setup; the CLI prints it as one line, no traceback."""
 
 
 class SetupError(EvalkitError):

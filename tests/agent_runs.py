@@ -11,8 +11,8 @@ from pathlib import Path
 
 from conftest import DEMO_SUITE, run_evalkit
 
+from evalkit.agent.agent_table import AGENTS
 from evalkit.agent.installed import InstalledAgent
-from evalkit.agent.registry import AGENTS
 from evalkit.diffs import changed_paths
 from evalkit.lazy_table import load
 from evalkit.sandbox.docker.containers import LABEL_RUN
@@ -23,7 +23,7 @@ from evalkit.tasks import Task, load_suite
 
 
 def installed_agents() -> list[str]:
-    """The names of every installed agent of the registry: a test parametrized over them covers the
+    """The names of every installed agent of the agent table: a test parametrized over them covers the
     next agent once its row is added."""
     return [name for name in AGENTS if isinstance(load(AGENTS, name, "agent"), InstalledAgent)]
 

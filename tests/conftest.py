@@ -18,7 +18,7 @@ EVALKIT = str(Path(sys.executable).parent / "evalkit")
 
 
 def run_evalkit(*args, timeout: float = 900, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """Run the installed `evalkit` console script, as a user would; `env` adds to this process's environment."""
+    """Run the installed `evalkit` console script, as a user would; `env` adds to this process's variables."""
     environ = {**os.environ, **env} if env else None
     return subprocess.run([EVALKIT, *map(str, args)], capture_output=True, text=True, timeout=timeout, env=environ)
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.records import AttemptRecord
 from evalkit.runs.store import RunManifest, RunStore
 from evalkit.scoring.attempt_scores import ScoringSettings
 from evalkit.scoring.run_scores import run_tasks, score_run
+from evalkit.trajectory import TrajectoryWriter
 
 CHROMIUM = os.environ.get("EVALKIT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 TASKS = ("calc-power", "calc-power-again")

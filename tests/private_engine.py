@@ -45,7 +45,7 @@ class PrivateEngine:
         return docker.DockerClient(base_url=self.host, timeout=120)
 
     def env(self) -> dict[str, str]:
-        """The environment of a process that should use this engine."""
+        """The variables of a process that should use this engine."""
         return {**os.environ, "DOCKER_HOST": self.host}
 
     def start(self, timeout_s: float = 60) -> None:

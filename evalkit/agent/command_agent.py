@@ -10,11 +10,11 @@ the deadline, else `agent_error` when it exited non-zero (it crashed; its last l
 stdout, is the error), else `submitted` (it finished). Whatever it left running is killed before the diff.
 
 An installed agent (`installed.py`) is this same agent with a name, a version, its own
-environment and files it writes outside the workspace (its logs), copied out beside the trajectory
+variables and files it writes outside the workspace (its logs), copied out beside the trajectory
 before the sandbox goes.
 
 With a simulated user, the attempt's sandbox gets the `ask-user` command (/usr/local/bin), its
-prompt a line saying so and the budget, and its environment `EVALKIT_USER_URL`/`EVALKIT_USER_TOKEN`:
+prompt a line saying so and the budget, and its variables `EVALKIT_USER_URL`/`EVALKIT_USER_TOKEN`:
 the question goes to the proxy, which asks the user on the host (`AttemptChannel.ask_user`).
 """
 
@@ -28,10 +28,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalkit.agent.ask_user import ASK_COMMAND, UserChannel
-from evalkit.agent.loop import AgentOutcome
-from evalkit.agent.registry import COMMAND_PREFIX
-from evalkit.agent.trajectory import TrajectoryWriter
+from evalkit.agent.protocol import AgentOutcome
 from evalkit.axes import DIFF, TRAFFIC, USAGE
 from evalkit.bridge.channel import AttemptChannel
 from evalkit.bridge.proxy import ASK_USER_ROUTE
@@ -43,11 +40,17 @@ from evalkit.sandbox.egress import Egress
 from evalkit.sandbox.protocol import ExecResult, Sandbox
 from evalkit.sandbox.workspace import tar_single_file
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter
+from evalkit.user.channel import UserChannel
 
 LOG_SUFFIX = ".agent.log"
 ASK_USER_PATH = "/usr/local/bin/ask-user"  # on every shell's PATH
 ASK_USER_SOURCE = Path(__file__).resolve().parents[1] / "bridge" / "ask_user_command.py"
-NAME_CHARS = 80  # of the command kept in the agent's recorded name
+ASK_COMMAND = (  # added to the prompt when the attempt has a user
+    "If the request leaves out something you need to know, you may ask the user who wrote it: run "
+    '`ask-user "your question"` in the shell, at most {max_questions} times. They are busy and answer '
+    "briefly, so ask only what the code and the request do not tell you."
+)
 
 
 def agent_log_path(trajectory: Path) -> Path:
@@ -127,24 +130,16 @@ class CommandAgent:
     client: ChatClient  # the attempt's model, on the host
     proxy: RunProxy
     output_limit: int  # bytes of each output stream kept in the agent's log (head + tail)
+    # recorded on every attempt: an installed agent's name, else `command:` and the command, folded (command_name)
+    name: str
     tools: list[dict] = field(default_factory=list)  # the agent offers its own, recorded per request
     evidence: frozenset[str] = frozenset({DIFF, USAGE, TRAFFIC})  # its tools are its own: no evalkit tool events
     egress: Egress = "proxy"
-    label: str | None = None  # the recorded name (an installed agent's); None: `command:TEMPLATE`
     env: dict[str, str] = field(default_factory=dict)  # more variables for the command
     layer: str | None = None  # the installed agent whose files the sandbox's image gets
     version: str | None = None  # recorded with every attempt
     keep: tuple[str, ...] = ()  # files the agent writes in its sandbox, kept beside the trajectory
     asks_user: bool = True  # through the `ask-user` command in its sandbox
-
-    @property
-    def name(self) -> str:
-        """The installed agent's name, else `command:TEMPLATE`, its white space folded and cut at
-        NAME_CHARS (the whole command is in the trajectory's `agent_command` event)."""
-        if self.label is not None:
-            return self.label
-        folded = " ".join(self.template.split())
-        return COMMAND_PREFIX + (folded if len(folded) <= NAME_CHARS else folded[: NAME_CHARS - 1] + "…")
 
     def run(
         self,

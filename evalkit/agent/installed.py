@@ -2,7 +2,7 @@
 (`sandboxes/agents/<name>/`, see evalkit/sandbox/docker/agent_images.py) and run in the task's workspace.
 
 An `InstalledAgent` is the typed record of one: its name (`--agent NAME`, a row of
-`registry.AGENTS`), the command run by bash in /workspace, the variables it needs, the files it
+`agent_table.AGENTS`), the command run by bash in /workspace, the variables it needs, the files it
 writes outside the workspace that are kept beside the trajectory (its own logs), and the evidence it
 leaves for scoring. Its version is the one its recipe pins (`ARG AGENT_VERSION=...`), read from the
 recipe so the pin has one home, and recorded with every attempt. It runs through `CommandAgent`,
@@ -31,7 +31,7 @@ AGENT_TMP = "/tmp/evalkit-agent"  # where installed agents write their own files
 
 @dataclass(frozen=True)
 class InstalledAgent:
-    """One installed agent; called as a registry factory, it is the agent of one model of a run."""
+    """One installed agent; called as the agent table's factory, it is the agent of one model of a run."""
 
     name: str
     command: str  # run by bash in the workspace, as the sandbox user, with $EVALKIT_PROMPT & co set
@@ -58,7 +58,7 @@ class InstalledAgent:
         if proxy is None:
             raise ValueError(f"agent {self.name!r} calls its model through the run's proxy: give it one")
         return CommandAgent(
-            self.command, client, proxy, output_limit, evidence=self.evidence, label=self.name,
+            self.command, client, proxy, output_limit, self.name, evidence=self.evidence,
             env=dict(self.env), layer=self.name, version=self.version, keep=self.keep,
         )  # fmt: skip
 

@@ -8,10 +8,9 @@ error string) and in the trajectory; only a lost sandbox or an interrupt escapes
 from __future__ import annotations
 
 import time
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from evalkit.agent.ask_user import UserChannel
+from evalkit.agent.protocol import AgentOutcome
 from evalkit.agent.text_calls import parse_text_tool_calls
 from evalkit.agent.tools import (
     ASK_USER,
@@ -23,11 +22,12 @@ from evalkit.agent.tools import (
     ToolOutcome,
     parse_arguments,
 )
-from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.errors import SandboxError
-from evalkit.models.client import ChatClient, EndpointError, Usage
+from evalkit.models.client import ChatClient, EndpointError
 from evalkit.records import StopReason
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter
+from evalkit.user.channel import UserChannel
 
 SYSTEM_PROMPT = """\
 You are a software engineer working in a git repository checked out at {workdir}.
@@ -64,20 +64,6 @@ class TurnPolicy:
     on_text: str = "nudge"  # "nudge": remind the model and go on (up to max_nudges); "stop": end the attempt
     max_nudges: int = 3
     tool_call_format: str = "native"  # "text": also parse tool calls written into the reply's text
-
-
-@dataclass
-class AgentOutcome:
-    stop_reason: StopReason
-    turns: int = 0
-    tool_calls: int = 0
-    usage: Usage = field(default_factory=lambda: Usage(reported=True))
-    faults: Counter[str] = field(default_factory=Counter)  # ToolFault value → count
-    retries: Counter[str] = field(default_factory=Counter)  # retry kind → count
-    model_time_s: float = 0.0
-    sandbox_time_s: float = 0.0
-    final_message: str | None = None  # the submit summary, or the last plain answer
-    error: str | None = None
 
 
 def run_agent(

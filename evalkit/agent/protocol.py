@@ -11,14 +11,33 @@ no agent can steer its own verdict.
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Protocol
 
-from evalkit.agent.ask_user import UserChannel
-from evalkit.agent.loop import AgentOutcome
-from evalkit.agent.trajectory import TrajectoryWriter
+from evalkit.models.messages import Usage
+from evalkit.records import StopReason
 from evalkit.sandbox.egress import Egress
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter
+from evalkit.user.channel import UserChannel
+
+
+@dataclass
+class AgentOutcome:
+    """How one agent's attempt ended and what it spent; the harness adds the diff and the verdict."""
+
+    stop_reason: StopReason
+    turns: int = 0
+    tool_calls: int = 0
+    usage: Usage = field(default_factory=lambda: Usage(reported=True))
+    faults: Counter[str] = field(default_factory=Counter)  # ToolFault value → count
+    retries: Counter[str] = field(default_factory=Counter)  # retry kind → count
+    model_time_s: float = 0.0
+    sandbox_time_s: float = 0.0
+    final_message: str | None = None  # the submit summary, or the last plain answer
+    error: str | None = None
 
 
 class Agent(Protocol):

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from evalkit.agent.ask_user import UserChannel
-from evalkit.agent.loop import AgentOutcome, TurnPolicy, run_agent
+from evalkit.agent.loop import TurnPolicy, run_agent
+from evalkit.agent.protocol import AgentOutcome
 from evalkit.agent.tools import TOOL_SCHEMAS, ToolBox
-from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.axes import EVIDENCE
 from evalkit.models.client import ChatClient
 from evalkit.sandbox.egress import Egress
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter
+from evalkit.user.channel import UserChannel
 
 
 @dataclass

@@ -104,7 +104,7 @@ def _schema(name: str, model: type[_Args]) -> dict:
 
 
 TOOL_SCHEMAS: list[dict] = [_schema(name, model) for name, model in TOOL_ARGS.items()]
-ASK_USER = "ask_user"  # offered only when the attempt has a simulated user (agent/ask_user.py answers it)
+ASK_USER = "ask_user"  # offered only when the attempt has a simulated user (user/channel.py answers it)
 ASK_USER_SCHEMA: dict = _schema(ASK_USER, AskUserArgs)
 
 

@@ -26,12 +26,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from evalkit.agent.ask_user import UserChannel
-from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.models.client import ChatClient, ChatReply, EndpointError
 from evalkit.models.messages import Usage, text_of
 from evalkit.records import StopReason
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter
+from evalkit.user.channel import UserChannel
 
 BUDGETS = (StopReason.MAX_TURNS, StopReason.MAX_TOKENS, StopReason.WALL_TIME)
 _UPSTREAM_ENDS = {"context_overflow": StopReason.CONTEXT_OVERFLOW, "wall_time": StopReason.WALL_TIME}

@@ -22,7 +22,7 @@ from rich.markup import escape
 
 from evalkit.errors import EvalkitError
 from evalkit.files import check_run_id
-from evalkit.runs.executor_registry import EXECUTORS, check_executor_name
+from evalkit.runs.executor_table import EXECUTORS, check_executor_name
 from evalkit.sandbox.backend_table import BACKENDS, DEFAULT_BACKEND, check_backend_name
 
 if TYPE_CHECKING:

@@ -30,7 +30,7 @@ from evalkit.cli.common import (
 from evalkit.errors import EvalkitError, SandboxError
 from evalkit.files import file_component
 from evalkit.runs.executor import check_registry_use, concurrency_for
-from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
+from evalkit.runs.executor_table import DEFAULT_EXECUTOR
 from evalkit.runs.fitted_table import FitColumn, FittedTable
 from evalkit.sandbox.backend_table import DEFAULT_BACKEND
 from evalkit.wording import counted
@@ -60,7 +60,7 @@ def evaluate(
     """Score SWE-bench-format predictions against a suite's hidden tests; write per-instance reports."""
     from evalkit.files import write_atomic
     from evalkit.integrity import IntegrityPolicy
-    from evalkit.runs.executor_registry import open_executor
+    from evalkit.runs.executor_table import open_executor
     from evalkit.runs.node_evaluation import NodeEvaluation, PatchOnNode
     from evalkit.runs.task_payload import travelling
     from evalkit.scoring.predictions import (

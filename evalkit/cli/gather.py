@@ -24,7 +24,7 @@ from evalkit.cli.common import (
 from evalkit.errors import EvalkitError
 from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION
 from evalkit.runs.executor import check_registry_use, concurrency_for
-from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
+from evalkit.runs.executor_table import DEFAULT_EXECUTOR
 from evalkit.sandbox.env_recipe import HOST_CA_BUNDLE
 from evalkit.wording import counted
 
@@ -89,7 +89,7 @@ def gather_command(
     from evalkit.gather.journal import JOURNAL
     from evalkit.models.client import ChatClient
     from evalkit.models.endpoint import DEFAULT_CONFIG, load_config, models_table, resolve_model
-    from evalkit.runs.executor_registry import open_executor
+    from evalkit.runs.executor_table import open_executor
 
     config_path = config or DEFAULT_CONFIG
     open_repository(repo)  # a bad path or an unreachable URL is one line, before any container starts

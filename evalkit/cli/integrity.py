@@ -35,9 +35,9 @@ def integrity(
     outside the workspace."""
     from rich.table import Table
 
-    from evalkit.agent.trajectory import read_trajectory
     from evalkit.files import write_atomic
     from evalkit.runs.store import RunStore
+    from evalkit.trajectory import read_trajectory
     from evalkit.verify.integrity_scan import recorded_test_flags, scan_attempt
 
     run_dir = run_folder(run_dir)

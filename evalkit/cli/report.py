@@ -56,7 +56,7 @@ def compare(
     ] = False,
 ) -> None:
     """Compare two runs of one suite, paired by task and sample: exit 1 on a significant regression."""
-    from evalkit.report.compare_command import compare_command
+    from evalkit.report.compare.command import compare_command
 
     code = compare_command(
         run_folder(base),
@@ -92,11 +92,16 @@ def report(
 ) -> None:
     """Write the self-contained HTML leaderboard of finished runs (opens from disk)."""
     from evalkit.models.endpoint import DEFAULT_CONFIG, load_config
-    from evalkit.report.charts import GROUP_BY
+    from evalkit.report.leaderboard.board import GROUP_BY
 
     if group_by not in GROUP_BY:
         raise EvalkitError(f"--group-by {group_by!r}: give one of {', '.join(GROUP_BY)}")
-    from evalkit.report.html import merge_published, published_from_config, read_published, write_leaderboard
+    from evalkit.report.leaderboard.output import (
+        merge_published,
+        published_from_config,
+        read_published,
+        write_leaderboard,
+    )
 
     scores = published_from_config(load_config(config), config or DEFAULT_CONFIG)
     if published is not None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
+from evalkit.agent.agent_table import AGENTS, COMMAND_PREFIX, DEFAULT_AGENT
 from evalkit.cli.common import (
     DEFAULT_BACKEND,
     POOL_HELP,
@@ -27,7 +28,7 @@ from evalkit.cli.common import (
     new_run_id,
     run_id_option,
 )
-from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
+from evalkit.runs.executor_table import DEFAULT_EXECUTOR
 from evalkit.runs.folders import RUNS_ROOT, resume_command, run_folder
 
 if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit --help` stays fast
@@ -38,6 +39,12 @@ if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit 
     from evalkit.scoring.run_summary import RunSummary
     from evalkit.tasks import Task
 
+AGENT_HELP = (
+    f"What works on each task: {', '.join(sorted(AGENTS))} ({DEFAULT_AGENT}: evalkit's own loop driving the "
+    "model), or "
+    f"{COMMAND_PREFIX}TEMPLATE (a shell command run in the sandbox with EVALKIT_PROMPT, OPENAI_BASE_URL and "
+    "OPENAI_API_KEY set to the run's model proxy)."
+)
 EXIT_ERRORS = 3  # the run finished, but some attempts ended in endpoint_error or sandbox_error (not scored)
 
 
@@ -110,14 +117,7 @@ def run(
     ] = None,
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help=SKIP_INVALID_HELP)] = False,
     strict_env: Annotated[bool, typer.Option("--strict-env", help=STRICT_ENV_HELP)] = False,
-    agent: Annotated[
-        str,
-        typer.Option(
-            help="What works on each task: tool-loop (evalkit's own loop driving the model), or "
-            "command:TEMPLATE (a shell command run in the sandbox with EVALKIT_PROMPT, OPENAI_BASE_URL and "
-            "OPENAI_API_KEY set to the run's model proxy).",
-        ),
-    ] = "tool-loop",
+    agent: Annotated[str, typer.Option(help=AGENT_HELP)] = DEFAULT_AGENT,
     user: Annotated[
         str,
         typer.Option(
@@ -161,7 +161,7 @@ def run(
     registry: RegistryOption = None,
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
-    from evalkit.agent.registry import check_agent
+    from evalkit.agent.agent_table import check_agent
     from evalkit.models.endpoint import Sampling
     from evalkit.runs.limits import LimitOverrides
     from evalkit.runs.run_suite import RunInterrupted, run_suite
@@ -221,7 +221,7 @@ def run(
         finished.store, finished.tasks, finished.scoring, finished.judge, finished.title, finished.workspace
     )
     if baseline_dir is not None:
-        from evalkit.report.compare_command import compare_command
+        from evalkit.report.compare.command import compare_command
 
         code = compare_command(baseline_dir, finished.store.dir, console=console)  # the default max drop and alpha
         if code:

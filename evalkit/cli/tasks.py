@@ -33,7 +33,7 @@ from evalkit.cli.common import (
 )
 from evalkit.errors import EvalkitError
 from evalkit.runs.executor import check_registry_use, concurrency_for
-from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
+from evalkit.runs.executor_table import DEFAULT_EXECUTOR
 from evalkit.wording import counted
 
 if TYPE_CHECKING:  # imported by the commands that use them: `evalkit --help` stays fast
@@ -133,7 +133,7 @@ def tasks_validate(
 ) -> None:
     """Check every task: the reference patch must resolve it every time, the empty patch never."""
     from evalkit.files import write_atomic
-    from evalkit.runs.executor_registry import open_executor
+    from evalkit.runs.executor_table import open_executor
     from evalkit.runs.node_validation import NodeValidation
     from evalkit.runs.task_payload import TaskPayload, travelling
     from evalkit.sandbox.pool import POOL_SLACK

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from evalkit.diffs import diff_line_starts
 from evalkit.gather.sentences import shorten
 from evalkit.gather.surface import Definition, definitions, module_name
-from evalkit.gather.test_usage import TestUsage
+from evalkit.gather.used_by_tests import UsedByTests
 from evalkit.pyparse import parse_python
 
 # (words, whole words?) → those of them found anywhere in the base tree's Python files
@@ -85,7 +85,7 @@ def _item(d: Definition) -> InterfaceItem:
     return InterfaceItem(d.name, d.kind, d.signature, d.path, d.owner, d.summary)
 
 
-def _definition_items(sources: Texts, usage: TestUsage) -> list[InterfaceItem]:
+def _definition_items(sources: Texts, usage: UsedByTests) -> list[InterfaceItem]:
     """New definitions of the touched modules whose names the tests use; a parameter only when its
     function is not itself listed (the function's signature already shows it)."""
     items: list[InterfaceItem] = []
@@ -146,7 +146,7 @@ def _written(message: str, added: str) -> str:
     return ""
 
 
-def _string_items(sources: Texts, usage: TestUsage, added: str, base_has: BaseSearch) -> list[InterfaceItem]:
+def _string_items(sources: Texts, usage: UsedByTests, added: str, base_has: BaseSearch) -> list[InterfaceItem]:
     options = sorted(o for o in usage.options if re.search(re.escape(o) + r"(?![\w-])", added))
     options = sorted(set(options) - base_has(options, False)) if options else []
     items = []
@@ -160,7 +160,7 @@ def _string_items(sources: Texts, usage: TestUsage, added: str, base_has: BaseSe
     return items
 
 
-def extract_interface(sources: Texts, tests: TestUsage, patch: str, base_has: BaseSearch) -> Interface:
+def extract_interface(sources: Texts, tests: UsedByTests, patch: str, base_has: BaseSearch) -> Interface:
     """The interface of a reference change (`sources`: the touched source modules; `patch`: the
     source part) for what the changed tests use (`tests`)."""
     added = added_text(patch)

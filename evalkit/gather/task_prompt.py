@@ -14,7 +14,7 @@ from evalkit.gather.history import texts_at
 from evalkit.gather.intent import intent_draft
 from evalkit.gather.interface import Interface, Texts, extract_interface, underspecified
 from evalkit.gather.prompts import rewrite_prompt
-from evalkit.gather.test_usage import test_usage
+from evalkit.gather.used_by_tests import used_by_tests
 from evalkit.models.client import ChatClient
 from evalkit.tasks.model import UNDERSPECIFIED
 
@@ -48,7 +48,7 @@ def base_search(repo: Path, commit: str):
 def interface_of(repo: Path, parent: str, sha: str, patch: str, test_patch: str, sources: Texts) -> Interface:
     """The interface of the commit `sha` (source part `patch`, its modules `sources`; test part
     `test_patch`)."""
-    usage = test_usage(texts_at(repo, parent, sha, changed_paths(test_patch)))
+    usage = used_by_tests(texts_at(repo, parent, sha, changed_paths(test_patch)))
     return extract_interface(sources, usage, patch, base_search(repo, parent))
 
 

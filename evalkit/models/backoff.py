@@ -135,7 +135,7 @@ class EndpointState:
             }
 
 
-class EndpointRegistry:
+class EndpointStates:
     """Endpoint states by (base URL, model). Create one per run and give it to every ChatClient;
     clients given none share `SHARED_ENDPOINTS`, so that one process never hammers one server."""
 
@@ -181,4 +181,4 @@ class EndpointRegistry:
                 listener(status)
 
 
-SHARED_ENDPOINTS = EndpointRegistry()
+SHARED_ENDPOINTS = EndpointStates()

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import openai
 
 from evalkit.errors import EvalkitError
-from evalkit.models.backoff import MAX_BACKOFF_S, SHARED_ENDPOINTS, EndpointRegistry, backoff_s, retry_after
+from evalkit.models.backoff import MAX_BACKOFF_S, SHARED_ENDPOINTS, EndpointStates, backoff_s, retry_after
 from evalkit.models.endpoint import ModelSpec
 from evalkit.models.messages import Usage, parse_completion, tool_message
 from evalkit.models.request import request_options
@@ -129,14 +129,14 @@ def is_validation_error(text: str) -> bool:
 class ChatClient:
     """Sends chat completions with tools for one ModelSpec; safe to share between threads.
 
-    `registry` holds what clients of one endpoint share (connections in flight, 429 hold-off);
+    `endpoints` holds what clients of one endpoint share (connections in flight, 429 hold-off);
     by default the process-wide one."""
 
     def __init__(
         self,
         spec: ModelSpec,
         base_url: str | None = None,
-        registry: EndpointRegistry | None = None,
+        endpoints: EndpointStates | None = None,
         api_key: str | None = None,
     ) -> None:
         """`base_url` and `api_key`, when given, replace the spec's (a built-in model served for a cluster run)."""
@@ -148,8 +148,8 @@ class ChatClient:
             max_retries=0,
             timeout=spec.request_timeout_s,
         )
-        registry = registry or SHARED_ENDPOINTS
-        self._endpoint = registry.state(str(self._client.base_url), spec.model, spec.max_connections)
+        endpoints = endpoints or SHARED_ENDPOINTS
+        self._endpoint = endpoints.state(str(self._client.base_url), spec.model, spec.max_connections)
 
     def close(self) -> None:
         self._client.close()

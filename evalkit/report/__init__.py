@@ -1,2 +1,3 @@
-"""Reports built from finished run folders: the HTML leaderboard (`html.write_leaderboard`, a
-self-contained page plus its data as JSON and CSV) and comparisons between runs."""
+"""Reports built from finished run folders: the HTML leaderboard (`leaderboard/`, `evalkit report`:
+a self-contained page plus its data as JSON and CSV) and comparisons between runs (`compare/`,
+`evalkit compare`)."""

@@ -7,11 +7,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from evalkit.agent.ask_user import UserChannel
-from evalkit.agent.loop import AgentOutcome
-from evalkit.agent.protocol import Agent
+from evalkit.agent.protocol import Agent, AgentOutcome
 from evalkit.agent.tools import ASK_USER_SCHEMA
-from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.diffs import readable
 from evalkit.errors import EvalkitError
 from evalkit.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolved
@@ -22,6 +19,8 @@ from evalkit.sandbox.egress import Egress
 from evalkit.sandbox.env_choice import approximate_note
 from evalkit.sandbox.protocol import SandboxBackend, SandboxRequest
 from evalkit.tasks.model import Limits, Task
+from evalkit.trajectory import TrajectoryWriter, read_trajectory
+from evalkit.user.channel import UserChannel
 from evalkit.verify.correctness import SCORE_ROLE, evaluate_patch
 from evalkit.verify.integrity_scan import scan_attempt
 

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from evalkit.agent.agent_table import make_agent
 from evalkit.agent.protocol import Agent
-from evalkit.agent.registry import make_agent
 from evalkit.bridge.run_proxy import RunProxy
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from evalkit.axes import COMPOSITE, JUDGE, LABELS, MEAN_AXES, NOT_APPLICABLE
 from evalkit.cutoff import AFTER_CUTOFF, CutoffSplit
-from evalkit.models.backoff import EndpointRegistry
+from evalkit.models.backoff import EndpointStates
 from evalkit.records import AttemptRecord
 from evalkit.runs.fitted_table import FitColumn, FittedTable
 from evalkit.wording import counted
@@ -78,7 +78,7 @@ def failure_text(status: dict) -> str:
 class RunDisplay:
     """Live view of a run; use as a context manager and call `add` for every finished attempt.
 
-    With `endpoints` (the registry the run's clients share), the live view also shows each
+    With `endpoints` (the endpoint states the run's clients share), the live view also shows each
     endpoint's requests in flight, requests waiting for a slot, and any 429 hold-off; without a
     terminal, a line is printed whenever an endpoint has been rate-limited again.
 
@@ -91,7 +91,7 @@ class RunDisplay:
         console: Console,
         total: int,
         models: list[str],
-        endpoints: EndpointRegistry | None = None,
+        endpoints: EndpointStates | None = None,
         engine: EngineWatch | None = None,
     ) -> None:
         self.console = console

@@ -3,7 +3,7 @@
 `NodeJob` is the run's half (models, agent, budgets, where built-in models are served), pickled
 once and shared by every attempt; `NodeAttempt` is one attempt's half (its task as a `TaskPayload`:
 the workspace archive built on the driver and the task's recipe folder, so a node needs neither
-the suite folder nor the repository). Neither holds a secret: API keys are read on the node from its own environment, by
+the suite folder nor the repository). Neither holds a secret: API keys are read on the node from its own variables, by
 the variable names the `ModelSpec` carries, exactly as on the driver. The built-in models' token
 is a per-run value guarding reference answers, not a user's key.
 

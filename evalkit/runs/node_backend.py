@@ -18,7 +18,7 @@ from evalkit.tasks.model import Task
 
 
 class NodeError(Exception):
-    """A job a node could not start (its engine, its environment): one line naming the node.
+    """A job a node could not start (its engine, its setup): one line naming the node.
     `node_id` (the cluster's id of the node, when known) lets the executor leave the node out."""
 
     def __init__(self, message: str, node_id: str | None = None) -> None:

@@ -21,10 +21,10 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from evalkit.agent.registry import installed_layer
+from evalkit.agent.agent_table import installed_layer
 from evalkit.errors import EvalkitError
 from evalkit.files import write_atomic
-from evalkit.models.backoff import EndpointRegistry
+from evalkit.models.backoff import EndpointStates
 from evalkit.models.builtin import builtin_policy
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
@@ -55,7 +55,7 @@ def builtin_policies(specs: list[ModelSpec], tasks: list[Task]) -> dict[str, Pol
 
 @contextmanager
 def model_clients(
-    specs: list[ModelSpec], tasks: list[Task], endpoints: EndpointRegistry | None = None
+    specs: list[ModelSpec], tasks: list[Task], endpoints: EndpointStates | None = None
 ) -> Iterator[dict[str, ChatClient]]:
     """A client per model; built-in ones point at an in-process server started for the run.
     `endpoints` is where the clients share connection slots and backoff (a live display reads it)."""
@@ -65,7 +65,7 @@ def model_clients(
         clients = {}
         for spec in specs:
             base_url = server.base_url if spec.builtin and server else None
-            clients[spec.name] = ChatClient(spec, base_url=base_url, registry=endpoints)
+            clients[spec.name] = ChatClient(spec, base_url=base_url, endpoints=endpoints)
             stack.callback(clients[spec.name].close)
         yield clients
 
@@ -164,7 +164,7 @@ def execute(
     *,
     on_record: Callable[[AttemptRecord], None],
     on_retry: Callable[[AttemptRecord], None] | None = None,
-    endpoints: EndpointRegistry | None = None,
+    endpoints: EndpointStates | None = None,
     executor: Executor | None = None,
 ) -> None:
     """Run the plan on `executor` (None: the local thread pool) as `settings` say; each record is
@@ -284,7 +284,7 @@ def run_locally(
     finished: Callable[[AttemptKey, AttemptOutcome], bool],
     failed: Callable[[AttemptKey, BaseException], bool],
     settings: RunSettings,
-    endpoints: EndpointRegistry | None = None,
+    endpoints: EndpointStates | None = None,
 ) -> None:
     """The plan's attempts on this machine's engine: one model client per model and one model
     proxy for the run, shared by the attempts of `runner`'s threads (runs/attempt_setup.py)."""

@@ -22,13 +22,13 @@ from rich.console import Console
 from rich.markup import escape
 
 from evalkit.errors import EvalkitError
-from evalkit.models.backoff import EndpointRegistry
+from evalkit.models.backoff import EndpointStates
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import DEFAULT_CONFIG, ModelSpec, load_config, models_table, resolve_model
 from evalkit.runs.command_setup import driver_backend, judge_client, load_reported, strict_env_kept
 from evalkit.runs.display import RunDisplay
 from evalkit.runs.executor import check_registry_use, concurrency_for
-from evalkit.runs.executor_registry import open_executor
+from evalkit.runs.executor_table import open_executor
 from evalkit.runs.folders import resume_command
 from evalkit.runs.orchestrate import execute, open_run, plan_attempts
 from evalkit.runs.resume import model_specs, resume_args, run_options
@@ -128,7 +128,7 @@ def run_suite(
         ),
     )
     try:
-        endpoints = EndpointRegistry()
+        endpoints = EndpointStates()
         with RunDisplay(err, len(plan), names, endpoints, engine=engine_of(backend)) as display:
             execute(
                 plan, specs, loaded.tasks, backend, store, settings,

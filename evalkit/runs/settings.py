@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalkit.agent.registry import DEFAULT_AGENT
+from evalkit.agent.agent_table import DEFAULT_AGENT
 from evalkit.integrity import IntegrityPolicy
 from evalkit.models.endpoint import ModelSpec, Sampling
-from evalkit.runs.executor_registry import DEFAULT_EXECUTOR
+from evalkit.runs.executor_table import DEFAULT_EXECUTOR
 from evalkit.runs.folders import RUNS_ROOT
 from evalkit.runs.limits import LimitOverrides
 from evalkit.runs.user_setup import UserSetup

@@ -119,5 +119,13 @@ class RunStore:
         except ValidationError:
             raise EvalkitError(f"{path}: not an evalkit run manifest; use another --run-id") from None
 
+    def required_manifest(self, label: Path | str | None = None) -> RunManifest:
+        """The run.json of a run folder; one EvalkitError line when it has none (nothing to score,
+        compare or show)."""
+        self.paths.require_manifest(label)
+        manifest = self.read_manifest()
+        assert manifest is not None
+        return manifest
+
     def write_manifest(self, manifest: RunManifest) -> None:
         write_atomic(self.paths.manifest, json.dumps(manifest.model_dump(), indent=2) + "\n")

@@ -13,14 +13,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
-from evalkit.agent.ask_user import UserChannel
 from evalkit.agent.protocol import Agent
 from evalkit.errors import EvalkitError
 from evalkit.models.endpoint import ModelSpec
 from evalkit.tasks.model import Limits, Task
+from evalkit.user.channel import UserChannel
 from evalkit.user.context import user_context
 from evalkit.user.protocol import UserSimulator
-from evalkit.user.registry import make_user
+from evalkit.user.user_table import make_user
 
 UserMode = Literal["none", "simulated"]
 USER_MODES: tuple[str, ...] = ("none", "simulated")

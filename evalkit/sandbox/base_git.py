@@ -5,7 +5,7 @@ repository instead, so that the agent's change is still scored.
 Without it the diff failed, and the attempt became a `sandbox_error`: the harness's failure,
 left out of every score and run again by every resume, for something the agent did. The copy is
 the workspace archive's `.git`, put into the sandbox under a fresh name, owned by root and
-read-only; git runs with a clean environment (no config of the agent's: no fsmonitor, filters or
+read-only; git runs with clean variables (no config of the agent's: no fsmonitor, filters or
 aliases it set), a fresh index and object store in a scratch folder, and the base objects read
 through alternates. The workspace's own `.git` and `.gitignore` rules still leave out what they
 left out (the base's `info/exclude` comes with the copy).

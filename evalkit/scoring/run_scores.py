@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from evalkit.agent.trajectory import read_trajectory
 from evalkit.axes import AXIS_NAMES, SCORE_COLUMNS
 from evalkit.errors import EvalkitError
 from evalkit.files import read_lines, write_atomic
@@ -40,6 +39,7 @@ from evalkit.scoring.quality_lint import RuffUnavailable
 from evalkit.scoring.run_summary import RunSummary, ScoredRun
 from evalkit.scoring.user_figures import ask_figures
 from evalkit.tasks import Task, load_suite
+from evalkit.trajectory import read_trajectory
 
 AXIS_COLUMNS = SCORE_COLUMNS  # every axis and the composite, per attempt
 LINT_BATCH = 50  # attempts whose changes are linted in one ruff run (their diffs stay parsed meanwhile)
@@ -69,9 +69,7 @@ def base_tree(task: Task, workspace: WorkspaceSource | None = None) -> Callable[
 
 def run_tasks(store: RunStore, suite_path: Path | None = None) -> dict[str, Task]:
     """The tasks of a run, from its manifest's suite (or `suite_path`)."""
-    store.paths.require_manifest()
-    manifest = store.read_manifest()
-    assert manifest is not None
+    manifest = store.required_manifest()
     path = suite_path or Path(manifest.suite_path)
     if not path.exists():
         raise EvalkitError(f"{store.dir}: its suite {path} is gone; pass --suite to say where it is now")

@@ -12,7 +12,7 @@ it (inside the same class), under a name made of the words of that module's test
   `assert x == 3` expects another value (4), another `assert c` becomes `assert not c`,
   `self.assertEqual` becomes `self.assertNotEqual`. Where the original passes the copy fails, so
   a report in which both passed is tampering; an honest but wrong change may fail the original
-  and pass the copy, which is no evidence (`test_run.canary_flags`).
+  and pass the copy, which is no evidence (`guarded_run.canary_flags`).
 - `must_error`: the copy first imports, from a package the test module imports from, a name
   that appears nowhere in the repository.
 Only the canary's own lines are written by `ast.unparse`; the rest of the module is untouched.

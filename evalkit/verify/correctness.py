@@ -1,7 +1,7 @@
 """Correctness: apply a candidate diff and the hidden tests in a fresh sandbox, run, and grade.
 
 Order matters: the candidate diff first (git apply, then `--reject`, then `patch --fuzz`), then
-whatever in it could steer the test runner is put back (`test_run.neutralise`: test files, conftest
+whatever in it could steer the test runner is put back (`guarded_run.neutralise`: test files, conftest
 files, runner settings, start-up hooks), then the files of the hidden `test_patch` are reset to the
 base and the test patch applied, then the tests run through the task's runner (`runners`: pytest
 or tox under evalkit's guard plugin, whose report is checked against the JUnit file; Django or
@@ -24,11 +24,7 @@ from evalkit.records import TestGroupResult
 from evalkit.sandbox.protocol import Sandbox, SandboxBackend
 from evalkit.tasks.model import Task
 from evalkit.verify.grading import Grade, grade
-from evalkit.verify.junit import TestStatus
-from evalkit.verify.runners import runner_for
-from evalkit.verify.runners.pytest_runners import listed_test_files
-from evalkit.verify.test_infra import RestoredChange
-from evalkit.verify.test_run import (
+from evalkit.verify.guarded_run import (
     SCRATCH,
     changed_in_sandbox,
     neutralise,
@@ -37,6 +33,10 @@ from evalkit.verify.test_run import (
     steering_flags,
     write_watch,
 )
+from evalkit.verify.junit import TestStatus
+from evalkit.verify.runner_steering import RestoredChange
+from evalkit.verify.runners import runner_for
+from evalkit.verify.runners.pytest_runners import listed_test_files
 from evalkit.wording import without_colour
 
 LOG_LIMIT = 200_000

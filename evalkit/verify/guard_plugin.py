@@ -32,7 +32,7 @@ the plugin unregistered, the process killed). The report is written once, last, 
 pytest_unconfigure, after every other process of the same user that is not an ancestor of this
 one has been killed: a daemon the code under test left behind cannot rewrite it afterwards, and a
 JUnit file it rewrote before then disagrees with the report. That kill happens only where the
-sandbox says it may (EVALKIT_SANDBOX=1 in the container's environment, read when the plugin loads,
+sandbox says it may (EVALKIT_SANDBOX=1 among the container's variables, read when the plugin loads,
 before any code under test) and never as root: run on a host, above all as root, it would SIGKILL
 every other process of the machine, the Docker engine included.
 """

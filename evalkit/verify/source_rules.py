@@ -32,7 +32,7 @@ report_rewrite  "junit" anywhere, comments included: it is rare in real code. Al
                 string whose name mentions report, result or test; <testsuite / <testcase markup; the
                 quoted element names 'testsuite', 'testsuites' and 'testcase'. The bare word testsuite
                 in prose is not flagged.
-runner_shadow   a file that `test_infra.plan_for` puts back as a start-up hook (sitecustomize.py,
+runner_shadow   a file that `runner_steering.plan_for` puts back as a start-up hook (sitecustomize.py,
                 usercustomize.py, *.pth) or as shadowing the runner at an import root (pytest.py, _pytest/,
                 pluggy/, py.py, ...): one definition for the scan and the restoration.
 """
@@ -44,7 +44,7 @@ import re
 from evalkit.diffs import is_test_path, parsed_diff
 from evalkit.errors import EvalkitError
 from evalkit.integrity import FlagKind, IntegrityFlag
-from evalkit.verify.test_infra import COMPILED_CODE, SHADOWS_RUNNER, STARTUP_HOOK, plan_for
+from evalkit.verify.runner_steering import COMPILED_CODE, SHADOWS_RUNNER, STARTUP_HOOK, plan_for
 
 _HOOK_PREFIXES = (
     "runtest|collect|report|make|configure|unconfigure|sessionstart|sessionfinish|terminal|addoption|addhooks"

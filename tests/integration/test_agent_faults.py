@@ -222,12 +222,13 @@ def test_the_run_proxy_leaves_no_port_and_no_thread_in_the_process(docker_engine
     """In-process (a `evalkit run` that exits would free both anyway): two attempts through the
     proxy, one to an endpoint that drips its answer, one to an agent that hangs; once the run's
     proxy and backend are closed nothing of them listens, runs or is left on the engine."""
+    from evalkit.agent.agent_table import command_name, command_template
     from evalkit.agent.command_agent import CommandAgent
-    from evalkit.agent.trajectory import TrajectoryWriter
     from evalkit.bridge.run_proxy import RunProxy
     from evalkit.models.client import ChatClient
     from evalkit.models.endpoint import ModelSpec
     from evalkit.sandbox.docker.backend import DockerBackend
+    from evalkit.trajectory import TrajectoryWriter
 
     threads_before, sockets_before = {t.ident for t in threading.enumerate()}, listening_sockets()
     limits = toy_task.limits.model_copy(update={"wall_time_s": 8})
@@ -239,7 +240,8 @@ def test_the_run_proxy_leaves_no_port_and_no_thread_in_the_process(docker_engine
             with RunProxy(backend) as proxy:
                 proxy.start()
                 for name, template in (("drip", FAULT_AGENT), ("hang", "command:sleep 600")):
-                    agent = CommandAgent(template.removeprefix("command:"), client, proxy, 65536)
+                    command = command_template(template)
+                    agent = CommandAgent(command, client, proxy, 65536, command_name(command))
                     sandbox = backend.open(toy_task, role="agent", egress="proxy")
                     try:
                         with TrajectoryWriter(tmp_path / f"{name}.jsonl") as trajectory:

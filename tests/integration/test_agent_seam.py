@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from evalkit.agent.loop import AgentOutcome
-from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
+from evalkit.agent.protocol import AgentOutcome
 from evalkit.axes import DIFF, FINAL_MESSAGE
 from evalkit.models.endpoint import ModelSpec
 from evalkit.records import StopReason
@@ -19,6 +18,7 @@ from evalkit.sandbox.protocol import Sandbox
 from evalkit.scoring.attempt_scores import ScoringSettings, score_attempt
 from evalkit.scoring.run_scores import base_tree
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter, read_trajectory
 
 pytestmark = pytest.mark.integration
 

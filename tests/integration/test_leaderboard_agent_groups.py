@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from leaderboard_fixtures import agent_runs, chromium, opened
 
-from evalkit.report.html import write_leaderboard
+from evalkit.report.leaderboard.output import write_leaderboard
 
 pytestmark = pytest.mark.integration
 

@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT
 from leaderboard_fixtures import OK, chromium, opened, two_task_suite, write_run
 
-from evalkit.report.html import write_leaderboard
+from evalkit.report.leaderboard.output import write_leaderboard
 
 pytestmark = pytest.mark.integration
 

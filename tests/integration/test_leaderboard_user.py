@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from leaderboard_fixtures import USER_EVIL, chromium, opened, user_runs
 
-from evalkit.report.html import write_leaderboard
+from evalkit.report.leaderboard.output import write_leaderboard
 
 pytestmark = pytest.mark.integration
 

@@ -1,6 +1,6 @@
 """`evalkit run --executor ray` on a real two-node Ray cluster on this machine, against the real
 Docker engine: the demo suite gives the rows a local run gives and spreads over both nodes; an
-API key set in the nodes' environment reaches the attempts and no log, row or trajectory; a
+API key set in the nodes' variables reaches the attempts and no log, row or trajectory; a
 driver killed mid-run resumes with `evalkit run --run-id X` alone; a node without an engine ends
 its attempts as one line naming it while the others resolve; a driver without an engine runs,
 validates, gathers and evaluates on the cluster; a node killed mid-attempt has that attempt run again
@@ -107,7 +107,7 @@ def processes_under(temp_dir: Path) -> list[int]:
 @pytest.fixture(scope="module")
 def ray_cluster(docker_engine):
     """A head and a second node (marker resource `node2`), one `sandbox` each; the nodes inherit
-    a probe key that only their environment holds."""
+    a probe key that only their variables hold."""
     try:
         from ray.cluster_utils import Cluster
     except ImportError:
@@ -117,9 +117,9 @@ def ray_cluster(docker_engine):
     temp_dir = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))  # short: Ray's socket paths have a length limit
     secret = f"probe-{secrets.token_hex(16)}"
     env = {"RAY_TMPDIR": str(temp_dir), "RAY_USAGE_STATS_ENABLED": "0", PROBE_ENV: secret}
-    environment = pytest.MonkeyPatch()
+    variables = pytest.MonkeyPatch()
     for name, value in env.items():
-        environment.setenv(name, value)
+        variables.setenv(name, value)
     cluster = None
     try:
         cluster = Cluster(
@@ -141,7 +141,7 @@ def ray_cluster(docker_engine):
         deadline = time.monotonic() + 10  # workers exit once their raylet is gone
         while (left := processes_under(temp_dir)) and time.monotonic() < deadline:
             time.sleep(0.2)
-        environment.undo()
+        variables.undo()
         shutil.rmtree(temp_dir, ignore_errors=True)
         assert left == [], f"Ray processes of the test cluster left: {left}"
 
@@ -214,7 +214,7 @@ def test_a_ray_run_leaves_nothing_on_the_engine(demo_runs, docker_engine):
     assert_nothing_left(docker_engine, "on-ray")
 
 
-def test_an_api_key_reaches_the_nodes_from_their_environment_and_no_log(ray_cluster, demo_suite, tmp_path):
+def test_an_api_key_reaches_the_nodes_from_their_variables_and_no_log(ray_cluster, demo_suite, tmp_path):
     """The probe model's server answers only with the probe key: resolved rows prove the key was
     read on each node, then the key must be in no file of the cluster's sessions or the run."""
     from evalkit.models.builtin import builtin_policy

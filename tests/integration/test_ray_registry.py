@@ -84,14 +84,14 @@ def registry_cluster(docker_engine, tmp_path_factory):
     engine = PrivateEngine()
     ray_dir = Path(tempfile.mkdtemp(prefix="rr-", dir="/tmp"))
     processes: list[subprocess.Popen] = []
-    environment = pytest.MonkeyPatch()
+    variables = pytest.MonkeyPatch()
     cluster = None
     try:
         processes.append(serve_registry(root / "host.yml", root / "storage", port))
         engine.start()
         processes.append(serve_registry(root / "node.yml", root / "storage", port, netns_of=engine._process.pid))
-        environment.setenv("RAY_TMPDIR", str(ray_dir))
-        environment.setenv("RAY_USAGE_STATS_ENABLED", "0")
+        variables.setenv("RAY_TMPDIR", str(ray_dir))
+        variables.setenv("RAY_USAGE_STATS_ENABLED", "0")
         cluster = Cluster(
             initialize_head=True,
             head_node_args={"num_cpus": 1, "object_store_memory": 80_000_000, "include_dashboard": False},
@@ -108,7 +108,7 @@ def registry_cluster(docker_engine, tmp_path_factory):
             process.kill()
             process.wait()
         engine.destroy()
-        environment.undo()
+        variables.undo()
         shutil.rmtree(ray_dir, ignore_errors=True)
 
 

@@ -15,9 +15,9 @@ from toy import diff_of, write_files
 
 from evalkit.tasks.model import Task
 from evalkit.verify.correctness import evaluate_patch
+from evalkit.verify.guarded_run import GUARD_SOURCE, GuardedRun, check_run, read_guard
 from evalkit.verify.junit import TestStatus, parse_junit
 from evalkit.verify.runners import runner_for
-from evalkit.verify.test_run import GUARD_SOURCE, GuardedRun, check_run, read_guard
 
 pytestmark = pytest.mark.integration
 

@@ -7,17 +7,17 @@ import json
 import pytest
 from recording_server import RecordingServer
 
-from evalkit.agent.ask_user import NO_MORE_QUESTIONS, OVER_BUDGET, UserChannel
 from evalkit.agent.loop import NO_QUESTIONS, run_agent
 from evalkit.agent.tools import ASK_USER, ASK_USER_SCHEMA, TOOL_SCHEMAS, ToolBox
-from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.models.client import ChatClient, Usage
 from evalkit.models.endpoint import ModelSpec
 from evalkit.models.policies import NullPolicy, OraclePolicy, ReplayPolicy
 from evalkit.records import AttemptRecord, ToolFault
 from evalkit.runs.attempt import user_fields
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.user.answer import QuestionClass, UserAnswer
+from evalkit.user.channel import NO_MORE_QUESTIONS, OVER_BUDGET, UserChannel
 from evalkit.user.context import user_context
 
 

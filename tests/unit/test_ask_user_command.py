@@ -11,8 +11,6 @@ import time
 
 import pytest
 
-from evalkit.agent.ask_user import NO_MORE_QUESTIONS, UserChannel
-from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.bridge import AttemptChannel, ModelProxy
 from evalkit.bridge.proxy import ASK_USER_ROUTE
 from evalkit.models import ModelServer, NullPolicy
@@ -21,6 +19,8 @@ from evalkit.models.endpoint import ModelSpec
 from evalkit.records import StopReason
 from evalkit.runs.user_setup import UserSetup
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter, read_trajectory
+from evalkit.user.channel import NO_MORE_QUESTIONS, UserChannel
 from evalkit.user.context import user_context
 
 SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "evalkit", "bridge", "ask_user_command.py")

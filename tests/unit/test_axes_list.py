@@ -6,8 +6,8 @@ from pathlib import Path
 
 import evalkit
 from evalkit.axes import AXES, AXIS_NAMES, LABELS, MEAN_AXES, SCORE_COLUMNS
-from evalkit.report.charts import AXES as CHART_AXES
-from evalkit.report.compare_pairs import CONTINUOUS_AXES
+from evalkit.report.compare.pairs import CONTINUOUS_AXES
+from evalkit.report.leaderboard.board import AXES as CHART_AXES
 from evalkit.scoring.composite import Weights
 from evalkit.scoring.run_scores import AXIS_COLUMNS
 

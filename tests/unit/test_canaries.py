@@ -15,8 +15,8 @@ from encoded_cheats import PAYLOADS, SPARING_CANARIES, encoded_line
 from toy import BASE_FILES, HIDDEN_TEST, POWER
 
 from evalkit.verify.canaries import Canary, plant, plant_one
+from evalkit.verify.guarded_run import GuardedRun, canary_flags
 from evalkit.verify.junit import TestStatus, parse_junit
-from evalkit.verify.test_run import GuardedRun, canary_flags
 
 F2P = ["tests/test_power.py::test_power", "tests/test_power.py::test_power_zero"]
 P2P = ["tests/test_calc.py::test_add", "tests/test_calc.py::test_mul"]

@@ -16,8 +16,8 @@ from rich.console import Console
 
 from evalkit.errors import EvalkitError
 from evalkit.records import AttemptRecord
-from evalkit.report.compare import compare_runs, junit_report, mcnemar_exact, paired_bootstrap
-from evalkit.report.compare_command import compare_command
+from evalkit.report.compare.command import compare_command
+from evalkit.report.compare.comparison import compare_runs, junit_report, mcnemar_exact, paired_bootstrap
 from evalkit.runs.store import RunManifest, RunStore
 from evalkit.scoring.attempt_scores import AttemptScores, CorrectnessAxis
 from evalkit.scoring.composite import Weights, composite
@@ -422,7 +422,7 @@ def test_different_composite_weights_are_noted(tmp_path):
 
 
 def test_the_json_form_round_trips(tmp_path):
-    from evalkit.report.compare import Comparison
+    from evalkit.report.compare.comparison import Comparison
 
     result = compare(frame({(t, 0): t in BASE_RESOLVED for t in TASKS}), frame({(t, 0): t in PLANTED for t in TASKS}))
     again = Comparison.model_validate_json(result.model_dump_json(exclude={"regressions", "regression"}))

@@ -8,7 +8,7 @@ import pytest
 from recording_server import RecordingServer
 
 from evalkit.errors import EvalkitError
-from evalkit.models.backoff import EndpointRegistry
+from evalkit.models.backoff import EndpointStates
 from evalkit.models.client import ChatClient, EndpointError
 from evalkit.models.endpoint import ModelSpec, Sampling, read_config, resolve_model
 
@@ -61,7 +61,7 @@ def server():
 def ask(server, scenario, tools=(BASH,), **fields):
     options = {"request_timeout_s": 2.0, "max_retries": 0, **fields}
     spec = ModelSpec(name="m", model="some-model", base_url=server.url(scenario), **options)
-    client = ChatClient(spec, registry=EndpointRegistry())
+    client = ChatClient(spec, endpoints=EndpointStates())
     try:
         return client.complete(USER, list(tools), time.monotonic() + 30)
     finally:

@@ -8,16 +8,16 @@ import time
 import pytest
 from recording_server import RecordingServer
 
-from evalkit.models.backoff import EndpointRegistry
+from evalkit.models.backoff import EndpointStates
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
 
 USER = [{"role": "user", "content": "hi"}]
 
 
-def clients(url, registry, n=2, **fields):
+def clients(url, endpoints, n=2, **fields):
     return [
-        ChatClient(ModelSpec(name=f"c{i}", model="m", base_url=url, retry_base_s=0.05, **fields), registry=registry)
+        ChatClient(ModelSpec(name=f"c{i}", model="m", base_url=url, retry_base_s=0.05, **fields), endpoints=endpoints)
         for i in range(n)
     ]
 
@@ -40,8 +40,8 @@ def busy(pair, requests_each=2):
 
 def test_max_connections_holds_across_clients_of_one_endpoint():
     with RecordingServer({"slow": [{"delay": 0.3}]}) as server:
-        registry = EndpointRegistry()
-        pair = clients(server.url("slow"), registry, max_connections=1)
+        endpoints = EndpointStates()
+        pair = clients(server.url("slow"), endpoints, max_connections=1)
         seen: list[dict] = []
 
         def watch():
@@ -56,21 +56,21 @@ def test_max_connections_holds_across_clients_of_one_endpoint():
         assert server.max_in_flight == 1
         assert max(s["in_flight"] for s in seen) == 1 and seen[0]["max_connections"] == 1
         # the same load without the cap does overlap, so the check above can fail
-        free = clients(server.url("slow"), EndpointRegistry())
+        free = clients(server.url("slow"), EndpointStates())
         busy(free)
         assert server.max_in_flight == 2
         for client in pair + free:
             client.close()
 
 
-def test_different_models_or_registries_do_not_share_a_cap():
+def test_different_models_or_endpoint_states_do_not_share_a_cap():
     with RecordingServer({"slow": [{"delay": 0.3}]}) as server:
-        registry = EndpointRegistry()
+        endpoints = EndpointStates()
         one = ChatClient(
-            ModelSpec(name="a", model="m1", base_url=server.url("slow"), max_connections=1), registry=registry
+            ModelSpec(name="a", model="m1", base_url=server.url("slow"), max_connections=1), endpoints=endpoints
         )
         two = ChatClient(
-            ModelSpec(name="b", model="m2", base_url=server.url("slow"), max_connections=1), registry=registry
+            ModelSpec(name="b", model="m2", base_url=server.url("slow"), max_connections=1), endpoints=endpoints
         )
         busy([one, two], requests_each=1)
         assert server.max_in_flight == 2
@@ -81,8 +81,8 @@ def test_different_models_or_registries_do_not_share_a_cap():
 def test_a_429_holds_back_the_other_clients_next_request():
     limited = [{"status": 429, "headers": {"Retry-After": "1"}, "body": {"error": {"message": "slow down"}}}, {}]
     with RecordingServer({"limited": limited}) as server:
-        registry = EndpointRegistry()
-        first, second = clients(server.url("limited"), registry)
+        endpoints = EndpointStates()
+        first, second = clients(server.url("limited"), endpoints)
         worker = threading.Thread(target=lambda: first.complete(USER, [], time.monotonic() + 30))
         worker.start()
         waited = time.monotonic() + 5
@@ -116,12 +116,12 @@ def test_the_live_display_shows_requests_in_flight_waiting_and_a_429_hold_off():
 
     limited = [{"status": 429, "headers": {"Retry-After": "2"}, "body": {"error": {"message": "slow down"}}}, {}]
     with RecordingServer({"slow": [{"delay": 1.0}], "limited": limited}) as server:
-        registry = EndpointRegistry()
+        endpoints = EndpointStates()
         printed = Console(width=200, record=True, force_terminal=False)
-        display = RunDisplay(printed, 2, ["c0", "c1"], registry)
+        display = RunDisplay(printed, 2, ["c0", "c1"], endpoints)
         assert "in flight" not in _rendered(display)  # nothing yet: no endpoint line
 
-        pair = clients(server.url("slow"), registry, max_connections=1)
+        pair = clients(server.url("slow"), endpoints, max_connections=1)
         worker = threading.Thread(target=busy, args=(pair, 1))
         worker.start()
         ends = time.monotonic() + 5
@@ -131,7 +131,7 @@ def test_the_live_display_shows_requests_in_flight_waiting_and_a_429_hold_off():
         assert "1/1 in flight, 1 waiting" in text and server.url("slow").rstrip("/") in text
         worker.join(10)
 
-        first, second = clients(server.url("limited"), registry)
+        first, second = clients(server.url("limited"), endpoints)
         held = threading.Thread(target=lambda: first.complete(USER, [], time.monotonic() + 30))
         held.start()
         while first.endpoint_status()["rate_limited"] == 0 and time.monotonic() < ends + 5:
@@ -158,10 +158,10 @@ def test_failures_show_live_with_their_reason_and_without_a_terminal_once_per_re
     boom = {"status": 500, "body": {"error": {"message": "boom"}}}
     loading = {"status": 503, "body": {"error": {"message": "loading"}}}
     with RecordingServer({"down": [boom] * 6 + [loading]}) as server:
-        registry = EndpointRegistry()
+        endpoints = EndpointStates()
         printed = Console(width=200, record=True, force_terminal=False)
-        (client,) = clients(server.url("down"), registry, n=1, max_retries=2)
-        with RunDisplay(printed, 2, ["c0"], registry) as display:
+        (client,) = clients(server.url("down"), endpoints, n=1, max_retries=2)
+        with RunDisplay(printed, 2, ["c0"], endpoints) as display:
             for _ in range(2):  # two attempts' requests, 6 failures for one reason
                 with pytest.raises(EndpointError):
                     client.complete(USER, [], time.monotonic() + 30)

@@ -18,7 +18,7 @@ def test_config_entry_wins_and_cli_sampling_overrides_it(tmp_path):
     assert spec.sampling.request_kwargs() == {"temperature": 0.0, "seed": 1}
 
 
-def test_plain_name_uses_the_sdk_environment(monkeypatch):
+def test_plain_name_uses_the_sdks_variables(monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "http://10.0.0.5:8000/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     spec = resolve_model("gpt-x", {})
@@ -26,7 +26,7 @@ def test_plain_name_uses_the_sdk_environment(monkeypatch):
     assert "sk-test" not in str(spec.public())
 
 
-def test_flag_base_url_beats_the_environment(monkeypatch):
+def test_flag_base_url_beats_the_variable(monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "http://elsewhere/v1")
     assert resolve_model("m", {}, base_url="http://here/v1").resolved_base_url() == "http://here/v1"
 

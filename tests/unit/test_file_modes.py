@@ -8,7 +8,7 @@ import pytest
 from toy import one_attempt_run
 
 from evalkit.files import write_atomic
-from evalkit.report.html import write_leaderboard
+from evalkit.report.leaderboard.output import write_leaderboard
 from evalkit.scoring.attempt_scores import ScoringSettings
 from evalkit.scoring.run_scores import score_run
 

@@ -7,7 +7,7 @@ import textwrap
 
 from evalkit.gather.interface import extract_interface, underspecified
 from evalkit.gather.surface import definitions
-from evalkit.gather.test_usage import test_usage
+from evalkit.gather.used_by_tests import used_by_tests
 
 
 def _d(text: str) -> str:
@@ -124,7 +124,7 @@ TESTS_AFTER = TESTS_BEFORE + _d(
 
 
 def interface_of(source_after=RANGES_AFTER, tests_after=TESTS_AFTER):
-    usage = test_usage({"tests/test_ranges.py": (TESTS_BEFORE, tests_after)})
+    usage = used_by_tests({"tests/test_ranges.py": (TESTS_BEFORE, tests_after)})
     sources = {"ranges.py": (RANGES, source_after)}
     return extract_interface(sources, usage, diff("ranges.py", RANGES, source_after), searcher(RANGES, TESTS_BEFORE))
 

@@ -161,7 +161,7 @@ def run_guarded(
     for name, source in (installed or {}).items():
         (tmp_path / "site" / f"{name}.py").write_text(source)
         loaded += ["-p", name]
-    environment = {
+    variables = {
         "PYTHONPATH": f"{tmp_path / 'plugin'}:{tmp_path}:{tmp_path / 'site'}",
         "EVALKIT_GUARD_REPORT": str(tmp_path / "guard.json"),
         "EVALKIT_GUARD_WATCH": str(tmp_path / "watch.json"),
@@ -170,7 +170,7 @@ def run_guarded(
     subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "evalkit_guard_t", *loaded, "-p", "no:cacheprovider", "tests"],
         cwd=tmp_path,
-        env=environment,
+        env=variables,
         capture_output=True,
         timeout=120,
     )

@@ -22,8 +22,8 @@ from rich.console import Console
 from evalkit.cutoff import CutoffSplit, ResolvedAttempt, cutoff_splits, cutoff_text, last_day
 from evalkit.errors import EvalkitError
 from evalkit.models.endpoint import read_config, resolve_model
-from evalkit.report.compare_command import compare_command
-from evalkit.report.html import write_leaderboard
+from evalkit.report.compare.command import compare_command
+from evalkit.report.leaderboard.output import write_leaderboard
 from evalkit.runs.display import cutoff_lines, summary_table
 from evalkit.runs.resume import model_specs
 from evalkit.runs.settings import ModelChoice, RunSettings

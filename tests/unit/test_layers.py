@@ -24,11 +24,13 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
               "evalkit.cutoff",  # cutoff: the knowledge-cutoff rule, read by models, scoring and report
               "evalkit.pyparse")),  # pyparse: ast.parse one thread at a time (CPython 3.11's shared state)
     ("tasks", ("evalkit.tasks", "evalkit.envs")),  # envs: SWE-bench install specs per (repo, version)
-    ("records", ("evalkit.records",)),  # an attempt record carries its task's limits
+    ("records", ("evalkit.records",  # an attempt record carries its task's limits
+                 "evalkit.trajectory")),  # an attempt's events, written by agent and bridge, read above
     ("sandbox", ("evalkit.sandbox",)),
     ("models", ("evalkit.models",)),
     ("user", ("evalkit.user",)),  # the simulated user: answers the agent's questions over a model client
-    ("agent", ("evalkit.agent", "evalkit.bridge")),  # bridge: the model proxy agents call
+    ("bridge", ("evalkit.bridge",)),  # the recording model proxy that agents in a sandbox call
+    ("agent", ("evalkit.agent",)),  # the tool loop, and agents in a sandbox driving the bridge
     # judging one attempt in its sandbox: tests run and graded, task health, integrity flags
     ("verify", ("evalkit.verify",)),
     ("runs", ("evalkit.runs",)),
@@ -122,9 +124,9 @@ def test_the_check_sees_function_level_imports_and_skips_type_checking_ones():
     tree = ast.parse(
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n    from evalkit.cli import x\n"
-        "def f():\n    import evalkit.report.html\n    from evalkit.runs.store import y\n"
+        "def f():\n    import evalkit.report.leaderboard.output\n    from evalkit.runs.store import y\n"
     )
-    assert evalkit_imports(tree) == [(5, "evalkit.report.html"), (6, "evalkit.runs.store")]
+    assert evalkit_imports(tree) == [(5, "evalkit.report.leaderboard.output"), (6, "evalkit.runs.store")]
     assert layer_of("evalkit.verify.junit") < layer_of("evalkit.runs.store") < layer_of("evalkit.scoring.quality")
     with pytest.raises(AssertionError, match="in no layer"):  # a new top-level module must be placed
         layer_of("evalkit.new_module")

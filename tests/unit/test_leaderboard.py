@@ -19,10 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.agent.trajectory import TrajectoryWriter
 from evalkit.errors import EvalkitError
 from evalkit.records import AttemptRecord
-from evalkit.report.html import (
+from evalkit.report.leaderboard.output import (
     merge_published,
     pareto_frontier,
     published_from_config,
@@ -35,6 +34,7 @@ from evalkit.runs.store import RunManifest, RunStore
 from evalkit.scoring.attempt_scores import ScoringSettings
 from evalkit.scoring.run_scores import run_tasks, score_run
 from evalkit.tasks import SkippedTask
+from evalkit.trajectory import TrajectoryWriter
 
 PAYLOAD = "</script><script>window.pwned=1</script>"
 IMG = '<img src=x onerror="window.pwned=2">'

@@ -13,7 +13,7 @@ import pytest
 from conftest import run_evalkit
 from leaderboard_fixtures import agent_runs
 
-from evalkit.report.html import write_leaderboard
+from evalkit.report.leaderboard.output import write_leaderboard
 
 EVIL_AGENT = "command:echo '</script><script>window.pwned=1</script><img src=x onerror=alert(1)>' && my-agent --yes"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from leaderboard_fixtures import DOWN, OK, two_task_suite, write_run
 
-from evalkit.report.html import SCRIPT_PARTS, page_script, write_leaderboard
+from evalkit.report.leaderboard.output import SCRIPT_PARTS, page_script, write_leaderboard
 
 LOST = {"stop": "sandbox_error", "error": "ConnectionError: engine gone", "completion": 0, "final": None}
 

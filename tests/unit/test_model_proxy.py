@@ -12,16 +12,16 @@ import openai
 import pytest
 from hostile_server import HostileServer, turn
 
-from evalkit.agent import TOOL_SCHEMAS
-from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
+from evalkit.agent.tools import TOOL_SCHEMAS
 from evalkit.bridge import AttemptChannel, ModelProxy
 from evalkit.models import ModelServer, NullPolicy, OraclePolicy
-from evalkit.models.backoff import EndpointRegistry
+from evalkit.models.backoff import EndpointStates
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
 from evalkit.models.policies import ReplayPolicy
 from evalkit.records import StopReason
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter, read_trajectory
 
 SECRET = "sk-real-key-that-must-stay-on-the-host"
 USAGE = {"prompt_tokens": 300, "completion_tokens": 20}
@@ -65,7 +65,7 @@ def hostile():
 @contextmanager
 def attempt(proxy, spec, base_url, path, limits=None, wall_s=60.0, price=None, sdk_retries=0):
     """An attempt registered on the proxy: its channel and the agent's SDK client (its token as key)."""
-    client = ChatClient(spec, base_url=base_url, registry=EndpointRegistry())
+    client = ChatClient(spec, base_url=base_url, endpoints=EndpointStates())
     writer = TrajectoryWriter(path)
     channel = AttemptChannel(client, writer, limits or Limits(), time.monotonic() + wall_s, price)
     token = proxy.register(channel)

@@ -5,7 +5,7 @@ import json
 import openai
 import pytest
 
-from evalkit.agent import TOOL_SCHEMAS
+from evalkit.agent.tools import TOOL_SCHEMAS
 from evalkit.models import ModelServer, NullPolicy, OraclePolicy
 
 

@@ -5,7 +5,7 @@ prompt, the first user message as text parts with the task last, calls sent back
 import json
 from pathlib import Path
 
-from evalkit.agent import TOOL_SCHEMAS
+from evalkit.agent.tools import TOOL_SCHEMAS
 from evalkit.models.dialect import Dialect
 from evalkit.models.policies import NullPolicy, OraclePolicy
 

@@ -21,9 +21,9 @@ from test_leaderboard import decode_attempt, make_run, rows_of
 
 from evalkit.integrity import IntegrityFlag, IntegrityReport
 from evalkit.records import AttemptRecord
-from evalkit.report.compare import Comparison, junit_report, markdown_report
-from evalkit.report.html import script_json, write_leaderboard
-from evalkit.report.runs_data import attempt_status
+from evalkit.report.compare.comparison import Comparison, junit_report, markdown_report
+from evalkit.report.leaderboard.loaded_runs import attempt_status
+from evalkit.report.leaderboard.output import script_json, write_leaderboard
 from evalkit.runs.store import RunStore
 from evalkit.scoring.attempt_scores import AttemptScores
 from evalkit.scoring.composite import Weights

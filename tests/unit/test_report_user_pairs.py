@@ -14,8 +14,8 @@ import pytest
 from leaderboard_fixtures import OK, USER_EVIL, asked, user_runs, write_run
 from rich.console import Console
 
-from evalkit.report.compare_command import compare_command
-from evalkit.report.html import write_leaderboard
+from evalkit.report.compare.command import compare_command
+from evalkit.report.leaderboard.output import write_leaderboard
 
 
 @pytest.fixture(scope="module")

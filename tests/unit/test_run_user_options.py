@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import run_evalkit
 
-from evalkit.agent.registry import make_agent
+from evalkit.agent.agent_table import make_agent
 from evalkit.errors import EvalkitError
 from evalkit.models.endpoint import resolve_model
 from evalkit.runs.resume import resume_args, run_options

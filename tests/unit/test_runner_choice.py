@@ -13,10 +13,10 @@ from evalkit.tasks.model import TestSpec
 from evalkit.tasks.spec_commands import framework_of, spec_tests
 from evalkit.tasks.swebench import export_swebench, import_swebench, read_swebench_rows
 from evalkit.tasks.write import write_suite
+from evalkit.verify.guarded_run import GuardedRun
 from evalkit.verify.runners import runner_for
 from evalkit.verify.runners.log_runners import django_labels, unittest_labels
 from evalkit.verify.runners.pytest_runners import listed_test_files
-from evalkit.verify.test_run import GuardedRun
 
 VERIFIED_CSV = Path(__file__).resolve().parents[1] / "fixtures" / "swebench" / "swe_bench_verified_mini50.csv"
 RUN = GuardedRun("/tmp/evalkit/abc/junit.xml", "/tmp/evalkit/abc/guard.json", "evalkit_guard_abc")

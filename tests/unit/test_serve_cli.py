@@ -7,7 +7,7 @@ import openai
 from conftest import DEMO_SUITE, EVALKIT
 from processes import interruptible
 
-from evalkit.agent import TOOL_SCHEMAS
+from evalkit.agent.tools import TOOL_SCHEMAS
 
 
 def test_serve_oracle_answers_the_sdk_and_stops_on_ctrl_c(demo_suite):

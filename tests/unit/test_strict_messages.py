@@ -7,7 +7,7 @@ import time
 import pytest
 from recording_server import COMPLETION, RecordingServer
 
-from evalkit.models.backoff import EndpointRegistry
+from evalkit.models.backoff import EndpointStates
 from evalkit.models.client import ChatClient, EndpointError, Usage, parse_completion, tool_message
 from evalkit.models.endpoint import ModelSpec
 from evalkit.models.request import NO_PARAMETERS
@@ -66,7 +66,7 @@ def server():
 
 def test_a_tool_call_round_trip_is_accepted_by_a_strict_server(server):
     client = ChatClient(
-        ModelSpec(name="s", model="m", base_url=server.url("strict"), max_retries=3), registry=EndpointRegistry()
+        ModelSpec(name="s", model="m", base_url=server.url("strict"), max_retries=3), endpoints=EndpointStates()
     )
     messages = [{"role": "user", "content": "list the files"}]
     try:
@@ -84,7 +84,7 @@ def test_a_tool_call_round_trip_is_accepted_by_a_strict_server(server):
 def test_the_strict_server_does_refuse_what_servers_used_to_be_sent(server):
     """The check above can fail: the old form (content null, reasoning kept) is refused, once."""
     client = ChatClient(
-        ModelSpec(name="s", model="m", base_url=server.url("strict"), max_retries=3), registry=EndpointRegistry()
+        ModelSpec(name="s", model="m", base_url=server.url("strict"), max_retries=3), endpoints=EndpointStates()
     )
     old_form = {**THINKING["choices"][0]["message"]}
     before = len(server.bodies("strict"))
@@ -127,7 +127,7 @@ def test_a_tool_without_parameters_reaches_a_strict_server_as_a_function_of_no_a
     """OpenAI's schema lets `parameters` be left out (Qwen Code's `get_goal`); llama-cpp-python
     refuses that with a 500 and the attempt ended as `endpoint_error` at its first request."""
     client = ChatClient(
-        ModelSpec(name="s", model="m", base_url=server.url("strict"), max_retries=0), registry=EndpointRegistry()
+        ModelSpec(name="s", model="m", base_url=server.url("strict"), max_retries=0), endpoints=EndpointStates()
     )
     tools = [
         {"type": "function", "function": {"name": "get_goal", "description": "Read the goal."}},

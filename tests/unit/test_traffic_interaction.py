@@ -12,10 +12,9 @@ import pytest
 from hostile_server import HostileServer, turn
 from toy import BASE_FILES, POWER, diff_of
 
-from evalkit.agent.trajectory import TrajectoryWriter, read_trajectory
 from evalkit.axes import DIFF, TRAFFIC, USAGE
 from evalkit.bridge import AttemptChannel, ModelProxy
-from evalkit.models.backoff import EndpointRegistry
+from evalkit.models.backoff import EndpointStates
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
 from evalkit.records import AttemptRecord
@@ -24,6 +23,7 @@ from evalkit.scoring.interaction import score_interaction
 from evalkit.scoring.prices import Price
 from evalkit.scoring.traffic import NOT_OBSERVED
 from evalkit.tasks.model import Limits
+from evalkit.trajectory import TrajectoryWriter, read_trajectory
 
 USAGE_COUNTS = {"prompt_tokens": 1000, "completion_tokens": 50}
 BASH = {"type": "function", "function": {"name": "bash", "parameters": {
@@ -53,7 +53,7 @@ def traffic(server, scenario, path, limits=None):
     """An agent's conversation through the proxy: it sends the tool results back as a real agent would."""
     hostile, proxy = server
     spec = ModelSpec(name=scenario, model="hostile", base_url=hostile.url(scenario), max_retries=0)
-    client = ChatClient(spec, registry=EndpointRegistry())
+    client = ChatClient(spec, endpoints=EndpointStates())
     writer = TrajectoryWriter(path)
     channel = AttemptChannel(client, writer, limits or Limits(), time.monotonic() + 60)
     token = proxy.register(channel)

@@ -13,7 +13,7 @@ from stock_repo import build_stock_repo
 from evalkit.diffs import DEFAULT_TEST_GLOBS
 from evalkit.gather.history import commits, split_commit
 from evalkit.gather.task_prompt import task_prompt
-from evalkit.report.charts import _suite_stats
+from evalkit.report.leaderboard.board import _suite_stats
 from evalkit.stats.stats_command import stats_command
 from evalkit.tasks import load_suite
 from evalkit.tasks.write import write_suite

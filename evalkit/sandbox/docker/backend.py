@@ -99,7 +99,7 @@ class DockerBackend:
 
     @classmethod
     def connect(cls, run_id: str, log: Callable[[str], None]) -> DockerBackend:
-        """The registry's factory: a client for the engine, and the containers of dead evalkit
+        """The backend table's factory: a client for the engine, and the containers of dead evalkit
         runs removed first (said through `log`)."""
         client = docker_client()
         swept = sweep_orphans(client)

@@ -3,14 +3,14 @@ the scoring sandbox and how per-test outcomes are read back, keyed by the ids th
 
 - `pytest`: the task's command with evalkit's guard plugin and a JUnit report (`pytest_runners`).
 - `tox`: the same pytest arguments after tox's `--` (`tox --current-env -epy39 -v --`, as
-  SWE-bench runs sphinx), with the guard's variables let through tox's environment filter.
+  SWE-bench runs sphinx), with the guard's variables let through tox's variable filter (pass_env).
 - `django`: `tests/runtests.py --verbosity 2 ... <labels>`, outcomes parsed from its verbose log
   as SWE-bench's `parse_log_django` does, ids `test_x (module.Class)` (`log_runners`).
 - `unittest`: `python -m unittest -v <modules>`, outcomes parsed from its verbose log.
 
 The two log runners cannot load the guard plugin (it is a pytest plugin): `guarded` is False, the
 run gets no guard flags, and the outcomes are what the log says, as in SWE-bench's harness. The
-candidate's steering files are still put back before the run (`test_run.neutralise`).
+candidate's steering files are still put back before the run (`guarded_run.neutralise`).
 
 Adding a runner is one row in `RUNNERS` and a framework name in `tasks.model.Framework`.
 """
@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from evalkit.integrity import IntegrityFlag
     from evalkit.sandbox.protocol import Sandbox
     from evalkit.tasks.model import Task
+    from evalkit.verify.guarded_run import GuardedRun
     from evalkit.verify.junit import TestStatus
-    from evalkit.verify.test_run import GuardedRun
 
 RUNNERS: Table = {
     "pytest": ("evalkit.verify.runners.pytest_runners", "PYTEST"),

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from evalkit.diffs import changed_paths
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.tasks.model import Task
+from evalkit.verify.guarded_run import CLEAN_VARIABLES, GuardedRun
 from evalkit.verify.junit import TestStatus
 from evalkit.verify.runners import RunnerReport
 from evalkit.verify.runners.unittest_logs import TEST_ID, align_ids, parse_django_log, parse_unittest_log, short_id
-from evalkit.verify.test_run import CLEAN_ENVIRONMENT, GuardedRun
 
 # enough for a few thousand verbose test lines; the head and tail are kept past it
 LOG_OUTPUT_LIMIT = 8 * 1024 * 1024
@@ -61,7 +61,7 @@ class LogRunner:
 
     def command(self, task: Task, run: GuardedRun) -> str:
         words = " ".join([task.tests.command, *map(shlex.quote, self.labels(task))])
-        return f"{CLEAN_ENVIRONMENT}; {{ {words} ; }} 2>&1"
+        return f"{CLEAN_VARIABLES}; {{ {words} ; }} 2>&1"
 
     def collect(self, sandbox: Sandbox, task: Task, run: GuardedRun, output: str, kept: dict[str, str]) -> RunnerReport:
         parsed = self.parse(output)

@@ -1,5 +1,5 @@
 """pytest, directly or behind tox: the guard plugin loaded with `-p`, outcomes from the JUnit
-report checked against the guard's own (`test_run.check_run`)."""
+report checked against the guard's own (`guarded_run.check_run`)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.tasks.model import Task
+from evalkit.verify.guarded_run import GuardedRun, check_run, guarded_command, read_guard
 from evalkit.verify.junit import parse_junit
 from evalkit.verify.runners import RunnerReport
-from evalkit.verify.test_run import GuardedRun, check_run, guarded_command, read_guard
 
 LOG_LIMIT = 200_000
 # tox 4 hands its commands only the variables its `pass_env` names; the guard needs these three.

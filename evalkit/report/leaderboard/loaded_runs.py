@@ -128,9 +128,7 @@ class LoadedRun:
 def load_run(run_dir: Path) -> LoadedRun:
     """A scored run folder; anything else is one EvalkitError line saying what to do."""
     store = RunStore(Path(run_dir))
-    store.paths.require_manifest(run_dir)
-    manifest = store.read_manifest()
-    assert manifest is not None
+    manifest = store.required_manifest(run_dir)
     records = sorted(store.records(), key=lambda r: (r.task_id, r.model, r.sample))
     if not records:
         raise EvalkitError(f"{run_dir}: no finished attempt yet (results.jsonl is empty or missing)")

@@ -24,13 +24,14 @@ independent (the bootstrap, over tasks, does not). Pairs with an error (`endpoin
 Below about 20 tasks the percentile bootstrap runs liberal (measured: about 2 × alpha false
 alarms at 8 tasks, about alpha at 20 and 50); the comparison says so in a note.
 
-An integrity section (`compare_integrity`) counts each side's paired attempts the integrity scan
+An integrity section (`integrity`) counts each side's paired attempts the integrity scan
 failed or warned about, and lists the pairs newly failed in the new run; it never sets the exit
 code, since a failing verdict is already unresolved. Beside this module, one job each: the record
-(`compare_record`), the pairing of attempts and the checks on what is compared (`compare_pairs`),
-the tests (`compare_stats`), the terminal, markdown and JUnit outputs (`compare_output`), which
-tasks two runs share (`compare_tasks`: runs whose suites loaded different tasks are refused unless
-`--allow-subset`), and the command over two run folders with its files (`compare_command`).
+(`findings`), the pairing of attempts and the checks on what is compared (`pairs`), the tests
+(`significance`), the terminal, markdown and JUnit outputs (`output`), which tasks two runs share
+(`loaded_tasks`: runs whose suites loaded different tasks are refused unless `--allow-subset`),
+the simulated-user condition of each side (`user_condition`), the knowledge-cutoff rows (`cutoff`),
+and the command over two run folders with its files (`command`).
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ import numpy as np
 import pandas as pd
 
 from evalkit.errors import EvalkitError
-from evalkit.report.compare_integrity import compare_integrity, has_integrity
-from evalkit.report.compare_output import (
+from evalkit.report.compare.findings import AxisResult, AxisVerdict, Comparison, Flip, TaskOutcome
+from evalkit.report.compare.integrity import compare_integrity, has_integrity
+from evalkit.report.compare.output import (
     comparison_table,
     headline,
     junit_report,
@@ -50,7 +52,7 @@ from evalkit.report.compare_output import (
     print_comparison,
     verdict_text,
 )
-from evalkit.report.compare_pairs import (
+from evalkit.report.compare.pairs import (
     AXES,
     CONTINUOUS_AXES,
     RESOLVED,
@@ -60,8 +62,7 @@ from evalkit.report.compare_pairs import (
     pick_models,
     task_means,
 )
-from evalkit.report.compare_record import AxisResult, AxisVerdict, Comparison, Flip, TaskOutcome
-from evalkit.report.compare_stats import axis_verdict, mcnemar_exact, paired_bootstrap
+from evalkit.report.compare.significance import axis_verdict, mcnemar_exact, paired_bootstrap
 from evalkit.wording import counted
 
 DECIDING_AXES = ("resolved", "composite")

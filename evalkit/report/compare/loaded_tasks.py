@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalkit.errors import EvalkitError
-from evalkit.runs.paths import RESULTS, RunPaths
+from evalkit.runs.paths import RESULTS
 from evalkit.runs.store import RunManifest, RunStore
 
 SHOWN = 5  # task ids named per side in a message; the rest counted
@@ -21,11 +21,9 @@ def run_manifest(run_dir: Path) -> RunManifest:
     """The run.json of a run folder with finished attempts; anything else is one EvalkitError line."""
     if not run_dir.is_dir():
         raise EvalkitError(f"{run_dir}: no such run folder; give a run folder such as reports/runs/<run_id>")
-    paths = RunPaths(run_dir)
-    paths.require_manifest()
-    manifest = RunStore(run_dir).read_manifest()
-    assert manifest is not None
-    if not paths.results.exists():
+    store = RunStore(run_dir)
+    manifest = store.required_manifest()
+    if not store.paths.results.exists():
         raise EvalkitError(f"{run_dir}: no {RESULTS}; no attempt has finished in this run yet")
     return manifest
 

@@ -8,10 +8,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from evalkit.report.compare_cutoff import cutoff_lines
-from evalkit.report.compare_integrity import integrity_lines, junit_properties, markdown_lines
-from evalkit.report.compare_record import AxisResult, Comparison, Flip
-from evalkit.report.compare_user import describe
+from evalkit.report.compare.cutoff import cutoff_lines
+from evalkit.report.compare.findings import AxisResult, Comparison, Flip
+from evalkit.report.compare.integrity import integrity_lines, junit_properties, markdown_lines
+from evalkit.report.compare.user_condition import describe
 from evalkit.wording import counted
 
 AGENT_CHARS = 60  # of an agent's name in the comparison's setting line

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from evalkit.cutoff import CutoffSplit, split_rates
-from evalkit.report.compare_record import Comparison, TaskOutcome
+from evalkit.report.compare.findings import Comparison, TaskOutcome
 
 
 def side_split(

@@ -1,9 +1,10 @@
-"""The `ask_user` tool's other end: one attempt's questions passed to the run's user simulator,
-within the task's question budget, and what they cost kept apart from the agent's own usage.
+"""One attempt's line to its simulated user: the agent's questions (the tool loop's `ask_user` tool,
+or the `ask-user` command of an agent in a sandbox, through the model proxy) passed to the run's user
+simulator, within the task's question budget, and what they cost kept apart from the agent's own usage.
 
-The sandbox plays no part: a question never reaches the agent's container, and the answer (redacted
-by the simulator) goes back to the model as the tool's result. Past `max_questions` the agent is
-told to decide alone, and the question is counted `over_budget`, not asked.
+The simulator runs on the host, never in the agent's container, and its answer (redacted by the
+simulator) goes back to the agent as the tool's result or the command's output. Past
+`max_questions` the agent is told to decide alone, and the question is counted `over_budget`, not asked.
 """
 
 from __future__ import annotations
@@ -19,11 +20,6 @@ from evalkit.user.protocol import UserSimulator
 OVER_BUDGET = "over_budget"  # a question past the budget: not asked, counted beside the simulator's classes
 NO_MORE_QUESTIONS = "No more questions: decide from the code and the request."
 NO_ANSWER = "No answer: the user could not be reached; decide from the code and the request."
-ASK_COMMAND = (  # added to the prompt of an agent that runs its own tools (installed, command:)
-    "If the request leaves out something you need to know, you may ask the user who wrote it: run "
-    '`ask-user "your question"` in the shell, at most {max_questions} times. They are busy and answer '
-    "briefly, so ask only what the code and the request do not tell you."
-)
 
 
 @dataclass

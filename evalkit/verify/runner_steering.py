@@ -2,7 +2,7 @@
 
 The hidden tests decide a verdict only if the test runner is the one the task was validated with.
 Everything in an agent's change that can alter how tests are collected, run or reported is put
-back before they run (pure functions here; `test_run.py` does it in the scoring sandbox):
+back before they run (pure functions here; `guarded_run.py` does it in the scoring sandbox):
 
 - whole files: everything under the test folders (`evalkit.diffs`, `conftest.py`
   anywhere included), new compiled code (`*.pyc` / `__pycache__/`, which an unchecked-hash pyc

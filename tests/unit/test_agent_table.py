@@ -5,9 +5,10 @@ any other agent, run as a shell command in a sandbox that reaches only the run's
 import subprocess
 
 import pytest
+from conftest import run_evalkit
 
+from evalkit.agent.agent_table import AGENTS, COMMAND_PREFIX, DEFAULT_AGENT, check_agent, command_template, make_agent
 from evalkit.agent.command_agent import CommandAgent, agent_command, agent_log_path
-from evalkit.agent.registry import AGENTS, DEFAULT_AGENT, check_agent, command_template, make_agent
 from evalkit.agent.tool_loop import ToolLoopAgent
 from evalkit.agent.tools import TOOL_NAMES
 from evalkit.axes import DIFF, TRAFFIC, USAGE
@@ -82,3 +83,12 @@ def test_the_command_runs_in_its_own_bash_with_the_environment_quoted():
 def test_the_agents_log_is_kept_beside_its_trajectory(tmp_path):
     trajectory = tmp_path / "trajectories" / "t__m__0.jsonl"
     assert agent_log_path(trajectory) == tmp_path / "trajectories" / "t__m__0.agent.log"
+
+
+def test_run_help_names_every_agent_of_the_table_and_the_command_form():
+    """--agent's help is made from the table, as --backend's and --executor's are: a new row is listed."""
+    help_text = run_evalkit("run", "--help", timeout=60, env={"COLUMNS": "200", "TERM": "dumb"})
+    assert help_text.returncode == 0, help_text.stderr
+    words = set(help_text.stdout.replace(",", " ").replace("(", " ").split())
+    missing = {*AGENTS, f"{COMMAND_PREFIX}TEMPLATE"} - words
+    assert not missing, f"`evalkit run --help` does not name {sorted(missing)}"

@@ -1,4 +1,4 @@
-"""`--executor NAME` goes through the registry: the local thread pool is the default and runs the
+"""`--executor NAME` goes through the executor table: the local thread pool is the default and runs the
 demo as before; an unknown name, or `ray` on a machine without Ray, is one line (exit 2, nothing
 written); naming an executor loads no cluster library."""
 
@@ -11,7 +11,7 @@ import pytest
 from conftest import DEMO_SUITE, EVALKIT, run_evalkit
 
 from evalkit.errors import EvalkitError
-from evalkit.runs.executor_registry import DEFAULT_EXECUTOR, EXECUTORS, open_executor
+from evalkit.runs.executor_table import DEFAULT_EXECUTOR, EXECUTORS, open_executor
 from evalkit.runs.local_executor import LocalExecutor
 
 evalkit = partial(run_evalkit, timeout=120)
@@ -69,6 +69,6 @@ def test_the_local_executor_runs_every_item_and_reports_each():
 
 
 def test_naming_an_executor_loads_no_cluster_library():
-    probe = "import sys, evalkit.runs.executor_registry, evalkit.cli.common; print('ray' in sys.modules)"
+    probe = "import sys, evalkit.runs.executor_table, evalkit.cli.common; print('ray' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and result.stdout.strip() == "False", result.stdout + result.stderr

@@ -1,6 +1,7 @@
-"""The leaderboard's figures: the Pareto frontier, each model's row, each suite's board and matrix.
+"""The leaderboard as data (`Leaderboard`, `SuiteBoard`, `ModelRow`, ...) and `build_leaderboard`, which
+computes it: the Pareto frontier, each model's row, each suite's board and matrix.
 
-Pure computation over loaded runs (`runs_data`); nothing here reads a template or writes a file.
+Pure computation over loaded runs (`loaded_runs`); nothing here reads a template or writes a file.
 """
 
 from __future__ import annotations
@@ -15,12 +16,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
-from evalkit.agent.registry import DEFAULT_AGENT
+from evalkit.agent.agent_table import DEFAULT_AGENT
 from evalkit.axes import JUDGE, LABELS, MEAN_AXES
 from evalkit.cutoff import AFTER_CUTOFF, CutoffSplit
 from evalkit.errors import EvalkitError
-from evalkit.report.pareto import pareto_frontier
-from evalkit.report.runs_data import (
+from evalkit.report.leaderboard.loaded_runs import (
     BENCHMARK_LABELS,
     AttemptRef,
     LoadedRun,
@@ -31,7 +31,8 @@ from evalkit.report.runs_data import (
     attempt_tests_passed,
     task_loading,
 )
-from evalkit.report.user_pairs import UserFigures, UserPairing, user_rows
+from evalkit.report.leaderboard.pareto import pareto_frontier
+from evalkit.report.leaderboard.user_pairs import UserFigures, UserPairing, user_rows
 from evalkit.runs.paths import SUMMARY
 from evalkit.scoring.cutoff_figures import model_cutoffs, with_cutoff_splits
 from evalkit.scoring.run_scores import results_frame, summarize

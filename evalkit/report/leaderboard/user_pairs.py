@@ -5,7 +5,7 @@ user over the tasks both runs scored (paired by task, samples averaged per task 
 
 Two runs "differ only by user" when one gave the model a simulated user and the other did not,
 and they agree on the agent, the model's endpoint, the samples, the limits and the tasks chosen.
-Pure computation over loaded runs; `charts` puts the figures on its rows.
+Pure computation over loaded runs; `board` puts the figures on its rows.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from evalkit.report.runs_data import LoadedRun, attempt_resolved
+from evalkit.report.leaderboard.loaded_runs import LoadedRun, attempt_resolved
 from evalkit.scoring.user_figures import ask_figures
 
 

@@ -6,7 +6,7 @@ import tomllib
 import pytest
 
 from evalkit.diffs import patched_text
-from evalkit.verify.test_infra import defines_hooks, plan_for, restore_ini_settings, restore_settings
+from evalkit.verify.runner_steering import defines_hooks, plan_for, restore_ini_settings, restore_settings
 
 PYPROJECT = """[project]
 name = "calc"

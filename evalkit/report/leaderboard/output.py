@@ -31,10 +31,9 @@ from markupsafe import Markup
 
 from evalkit.axes import AXIS_NAMES, JUDGE, SCORE_COLUMNS
 from evalkit.errors import EvalkitError
-from evalkit.report.attempts import attempt_detail, trajectory_view
-from evalkit.report.charts import AXES, GroupBy, Leaderboard, ModelRow, build_leaderboard
-from evalkit.report.pareto import pareto_frontier
-from evalkit.report.runs_data import (
+from evalkit.report.leaderboard.attempt_detail import attempt_detail, trajectory_view
+from evalkit.report.leaderboard.board import AXES, GroupBy, Leaderboard, ModelRow, build_leaderboard
+from evalkit.report.leaderboard.loaded_runs import (
     AttemptRef,
     Published,
     attempt_resolved,
@@ -44,6 +43,7 @@ from evalkit.report.runs_data import (
     published_from_config,
     read_published,
 )
+from evalkit.report.leaderboard.pareto import pareto_frontier
 
 __all__ = [
     "ATTEMPTS_DIR",
@@ -206,7 +206,7 @@ def attempts_csv(refs: Sequence[AttemptRef]) -> str:
 
 
 def _asset(name: str) -> str:
-    return (resources.files("evalkit.report") / "templates" / name).read_text(encoding="utf-8")
+    return (resources.files("evalkit.report.leaderboard") / "templates" / name).read_text(encoding="utf-8")
 
 
 def page_script() -> str:
@@ -234,7 +234,8 @@ def content_security_policy(script: str) -> str:
 def render_page(board: Leaderboard) -> str:
     """index.html: jinja (autoescaped) for the skeleton, the data as escaped JSON, inline JS and CSS."""
     script = page_script()
-    env = Environment(loader=PackageLoader("evalkit.report", "templates"), autoescape=True, undefined=StrictUndefined)
+    loader = PackageLoader("evalkit.report.leaderboard", "templates")
+    env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined)
     return env.get_template("index.html").render(
         title="evalkit leaderboard",
         generated_at=board.generated_at,

@@ -1,6 +1,6 @@
 """What `evalkit compare` found, as data: each axis's test and verdict, the flips, each paired
 task's outcome and the integrity section. `Comparison.model_dump()` is the JSON form; the
-outputs (`compare_output`) and the exit code read only this."""
+outputs (`output`) and the exit code read only this."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, computed_field, model_serializer
 
 from evalkit.cutoff import CutoffSplit
-from evalkit.report.compare_integrity import IntegrityComparison
+from evalkit.report.compare.integrity import IntegrityComparison
 
 AxisVerdict = Literal["regression", "small_drop", "improvement", "no_change"]
 
@@ -87,7 +87,7 @@ class Comparison(BaseModel):
     task_outcomes: list[TaskOutcome]
     integrity: IntegrityComparison = Field(default_factory=IntegrityComparison)  # informs; never the exit code
     notes: list[str] = Field(default_factory=list)
-    # each side's resolved rate over the paired tasks after its model's knowledge cutoff (compare_cutoff);
+    # each side's resolved rate over the paired tasks after its model's knowledge cutoff (`cutoff`);
     # None: no cutoff, and then absent from the JSON
     base_after_cutoff: CutoffSplit | None = None
     new_after_cutoff: CutoffSplit | None = None

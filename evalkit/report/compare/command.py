@@ -12,12 +12,12 @@ from pathlib import Path
 from rich.console import Console
 
 from evalkit.files import write_atomic
-from evalkit.report.compare import ALPHA, DECIDING_AXES, MAX_DROP, compare_runs
-from evalkit.report.compare_cutoff import side_split
-from evalkit.report.compare_output import junit_report, markdown_report, print_comparison
-from evalkit.report.compare_pairs import check_levels, check_suites
-from evalkit.report.compare_tasks import loaded_task_difference, run_manifest, subset_note
-from evalkit.report.compare_user import user_condition, user_note
+from evalkit.report.compare.comparison import ALPHA, DECIDING_AXES, MAX_DROP, compare_runs
+from evalkit.report.compare.cutoff import side_split
+from evalkit.report.compare.loaded_tasks import loaded_task_difference, run_manifest, subset_note
+from evalkit.report.compare.output import junit_report, markdown_report, print_comparison
+from evalkit.report.compare.pairs import check_levels, check_suites
+from evalkit.report.compare.user_condition import user_condition, user_note
 from evalkit.results import load_results
 from evalkit.runs.paths import RunPaths
 from evalkit.scoring.cutoff_figures import frame_dates, model_cutoffs

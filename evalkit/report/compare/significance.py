@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from evalkit.report.compare_record import AxisVerdict
+from evalkit.report.compare.findings import AxisVerdict
 from evalkit.scoring.aggregate import bootstrap_mean
 
 

@@ -18,14 +18,11 @@ _MIN_MESSAGE = 4  # a shorter literal is too common to say anything
 
 
 @dataclass
-class TestUsage:
+class UsedByTests:
     names: set[str] = field(default_factory=set)  # identifiers: attributes, calls, imports, keywords
     keywords: set[str] = field(default_factory=set)  # of those, the keyword arguments of calls
     options: set[str] = field(default_factory=set)  # string constants such as "--json"
     messages: set[str] = field(default_factory=set)  # literals matched with match= or `"..." in ...`
-
-
-TestUsage.__test__ = False  # not a pytest test
 
 
 def _changed_nodes(before: str | None, after: str) -> list[ast.AST]:
@@ -87,7 +84,7 @@ def _defined(nodes: list[ast.AST]) -> set[str]:
     return found
 
 
-def _collect(nodes: list[ast.AST], usage: TestUsage) -> None:
+def _collect(nodes: list[ast.AST], usage: UsedByTests) -> None:
     for root in nodes:
         for node in ast.walk(root):
             if isinstance(node, ast.Attribute):
@@ -112,10 +109,10 @@ def _collect(nodes: list[ast.AST], usage: TestUsage) -> None:
                     usage.messages.add(left.value)
 
 
-def test_usage(modules: dict[str, tuple[str | None, str | None]]) -> TestUsage:
+def used_by_tests(modules: dict[str, tuple[str | None, str | None]]) -> UsedByTests:
     """What the changed tests use, from {path: (text before, text after)} of the touched test
     modules; a module that does not parse is left out."""
-    usage = TestUsage()
+    usage = UsedByTests()
     local: set[str] = set()
     for before, after in modules.values():
         if not after:
@@ -132,6 +129,3 @@ def test_usage(modules: dict[str, tuple[str | None, str | None]]) -> TestUsage:
     usage.keywords &= usage.names
     usage.messages = {m.strip() for m in usage.messages if len(m.strip()) >= _MIN_MESSAGE}
     return usage
-
-
-test_usage.__test__ = False

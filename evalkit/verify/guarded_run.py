@@ -1,10 +1,10 @@
 """The hidden tests, run so that the candidate cannot decide their verdict (in the scoring sandbox,
 after the candidate diff is applied):
 
-1. `neutralise`: what in the candidate can steer the runner is put back (`test_infra`), to the
+1. `neutralise`: what in the candidate can steer the runner is put back (`runner_steering`), to the
    base or, for a file the reference change also edits, to the reference's version of its runner
    settings; each restoration is recorded.
-2. `run_guarded`: the test command runs with a clean runner environment (no PYTEST_ADDOPTS,
+2. `run_guarded`: the test command runs with the runner's variables cleared (no PYTEST_ADDOPTS,
    PYTEST_PLUGINS, PYTHONSTARTUP, user site) and evalkit's guard plugin (`guard_plugin.py`, loaded
    with `-p` under a random name from a folder put first on PYTHONPATH), the JUnit report at a
    random path.
@@ -31,11 +31,11 @@ from evalkit.tasks.model import Task
 from evalkit.verify.canaries import Canary, plant
 from evalkit.verify.guard_evidence import body_evidence, runner_flags
 from evalkit.verify.junit import TestStatus
-from evalkit.verify.test_infra import RestoredChange, defines_hooks, plan_for, restore_settings
+from evalkit.verify.runner_steering import RestoredChange, defines_hooks, plan_for, restore_settings
 
 GUARD_SOURCE = (Path(__file__).parent / "guard_plugin.py").read_text()
 SCRATCH = "/tmp/evalkit"
-CLEAN_ENVIRONMENT = (
+CLEAN_VARIABLES = (
     "unset PYTEST_PLUGINS PYTHONSTARTUP PYTHONINSPECT PYTHONHOME; "
     "export PYTEST_ADDOPTS= PYTHONNOUSERSITE=1 PYTHONDONTWRITEBYTECODE=1"
 )
@@ -61,7 +61,7 @@ def changed_in_sandbox(sandbox: Sandbox, base_commit: str) -> dict[str, str]:
 
 
 def neutralise(sandbox: Sandbox, task: Task, base_commit: str) -> list[RestoredChange]:
-    """Put back what in the applied candidate could steer the hidden tests (see test_infra)."""
+    """Put back what in the applied candidate could steer the hidden tests (see runner_steering)."""
     reference = changed_paths(task.patch) if task.patch.strip() else []
     restored: list[RestoredChange] = []
     for path, status in changed_in_sandbox(sandbox, base_commit).items():
@@ -205,10 +205,10 @@ def _beside(canary: Canary, test_id: str, report: dict) -> bool:
 
 
 def guarded_command(task_command: str, run: GuardedRun, test_files: list[str]) -> str:
-    """The task's test command in a clean runner environment, with the guard and JUnit output."""
+    """The task's test command with the runner's variables cleared, with the guard and JUnit output."""
     folder = run.guard_path.rsplit("/", 1)[0]
     setup = (
-        f"{CLEAN_ENVIRONMENT}; export EVALKIT_GUARD_REPORT={shlex.quote(run.guard_path)} "
+        f"{CLEAN_VARIABLES}; export EVALKIT_GUARD_REPORT={shlex.quote(run.guard_path)} "
         f"EVALKIT_GUARD_WATCH={shlex.quote(run.watch_path)} "
         f'PYTHONPATH={shlex.quote(folder + "/plugin")}"${{PYTHONPATH:+:$PYTHONPATH}}"'
     )

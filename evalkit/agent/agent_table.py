@@ -23,10 +23,11 @@ if TYPE_CHECKING:
 
 DEFAULT_AGENT = "tool-loop"
 COMMAND_PREFIX = "command:"
+NAME_CHARS = 80  # of a `command:` agent's command kept in its recorded name
 
 # name → (module, factory taking (spec, client, output_limit, proxy))
 AGENTS: Table = {
-    "tool-loop": ("evalkit.agent.registry", "_tool_loop"),
+    "tool-loop": ("evalkit.agent.agent_table", "_tool_loop"),
     "mini-swe-agent": ("evalkit.agent.installed", "MINI_SWE_AGENT"),
     "qwen-code": ("evalkit.agent.qwen_code", "QWEN_CODE"),
 }
@@ -41,6 +42,13 @@ def command_template(agent: str) -> str | None:
     if not template:
         raise EvalkitError(f"--agent {agent!r}: give a shell command after `command:`, e.g. 'command:my-agent --yes'")
     return template
+
+
+def command_name(template: str) -> str:
+    """The name a `command:` agent is recorded under: the prefix and `template`, its white space
+    folded and cut at NAME_CHARS (the whole command is in the trajectory's `agent_command` event)."""
+    folded = " ".join(template.split())
+    return COMMAND_PREFIX + (folded if len(folded) <= NAME_CHARS else folded[: NAME_CHARS - 1] + "…")
 
 
 def installed_layer(name: str) -> str | None:
@@ -77,7 +85,7 @@ def make_agent(
         raise ValueError(f"agent {name!r} calls its model through the run's proxy: give make_agent one")
     from evalkit.agent.command_agent import CommandAgent
 
-    return CommandAgent(template, client, proxy, output_limit)
+    return CommandAgent(template, client, proxy, output_limit, command_name(template))
 
 
 def _tool_loop(spec: ModelSpec, client: ChatClient, output_limit: int, proxy: RunProxy | None = None) -> Agent:

@@ -13,8 +13,8 @@ import pandas as pd
 from evalkit.axes import MEAN_AXES
 from evalkit.errors import EvalkitError
 from evalkit.records import ERROR_STOP_REASONS
-from evalkit.report.compare_integrity import COLUMNS as INTEGRITY_COLUMNS
-from evalkit.report.compare_integrity import with_integrity
+from evalkit.report.compare.integrity import COLUMNS as INTEGRITY_COLUMNS
+from evalkit.report.compare.integrity import with_integrity
 
 RESOLVED = "resolved"
 CONTINUOUS_AXES = MEAN_AXES

@@ -6,6 +6,10 @@ user, assistant and tool message exactly as sent or received), `model_call` (lat
 reported, finish reason, retries), `tool` (name, fault, exit code, sandbox time, truncation),
 `stop` (stop reason), `diff`, `correctness` and `integrity` (the scan's flags and verdict).
 `ReplayPolicy` reads the assistant messages back.
+
+Written by evalkit's tool loop, or by the model proxy for an agent in a sandbox (evalkit/bridge/),
+and by the attempt around either; read by the integrity scan, scoring and the report: so it sits
+low, beside the attempt's other record (records.py).
 """
 
 from __future__ import annotations

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalkit.agent.trajectory import read_trajectory
-from evalkit.report.runs_data import AttemptRef, attempt_resolved, attempt_tests_passed
+from evalkit.report.leaderboard.loaded_runs import AttemptRef, attempt_resolved, attempt_tests_passed
 from evalkit.runs.paths import RunPaths
+from evalkit.trajectory import read_trajectory
 
 TEST_LOG_CHARS = 20_000
 
