@@ -8,14 +8,11 @@ imported inside it, so `evalkit --help` or a mistyped option answers at once
 
 from __future__ import annotations
 
-import contextlib
 import re
 import secrets
 import signal
 import sys
-import threading
 import time
-from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -23,15 +20,14 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from evalkit.errors import EvalkitError, SandboxError
+from evalkit.errors import EvalkitError
 from evalkit.files import check_run_id
 from evalkit.runs.executor_table import EXECUTORS, check_executor_name
-from evalkit.sandbox.backend_table import BACKENDS, DEFAULT_BACKEND, check_backend_name, open_backend
+from evalkit.sandbox.backend_table import BACKENDS, DEFAULT_BACKEND, check_backend_name
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from evalkit.runs.executor import Executor
     from evalkit.sandbox.protocol import SandboxBackend
     from evalkit.tasks import Suite
     from evalkit.tasks.model import Task
@@ -136,16 +132,6 @@ RegistryOption = Annotated[
 ]
 
 
-def concurrency_for(executor: Executor, concurrency: int, given: bool) -> int:
-    """`--concurrency` as typed, else what the executor holds at once (a cluster's sandboxes)."""
-    return concurrency if given else max(1, executor.slots() or concurrency)
-
-
-def check_registry_use(registry: str | None, executor: str) -> None:
-    if registry is not None and executor == "local":
-        raise EvalkitError(f"--registry {registry}: images go through a registry for --executor ray only")
-
-
 def given_options(ctx: typer.Context) -> set[str]:
     """The parameters of the running command typed on the command line (not left to defaults)."""
     sources = {name: ctx.get_parameter_source(name) for name in ctx.params}
@@ -160,23 +146,10 @@ SKIP_INVALID_HELP = "Go on with the tasks that load when others of the suite do 
 
 
 def _load(suite_path: Path, skip_invalid: bool, verb: str) -> Suite:
-    """The suite; each task that did not load is one line (file and reason). Unless `skip_invalid`,
-    any such task stops the command (exit 2) with a line saying `--skip-invalid` would `verb` the rest."""
-    from evalkit.tasks import load_suite
+    """The suite, each task that did not load reported on stderr (runs/command_setup.py)."""
+    from evalkit.runs.command_setup import load_reported
 
-    suite = load_suite(suite_path)
-    label = "[yellow]skipped[/]" if skip_invalid else "[red]invalid task[/]"
-    for skipped in suite.skipped:
-        err_console.print(f"{label} {escape(str(skipped))}", highlight=False, soft_wrap=True)
-    if not suite.tasks:
-        raise EvalkitError(f"{suite_path}: no usable task")
-    if suite.skipped and not skip_invalid:
-        count = len(suite.skipped)
-        raise EvalkitError(
-            f"{count} of the {suite.total} tasks of {suite_path} cannot be loaded (above); fix "
-            f"{'it' if count == 1 else 'them'}, or pass --skip-invalid to {verb} the other {len(suite.tasks)}"
-        )
-    return suite
+    return load_reported(suite_path, skip_invalid, verb, err_console)
 
 
 def _progress() -> Progress:
@@ -199,35 +172,19 @@ POOL_HELP = (
 
 
 def _strict_env(tasks: list[Task], strict: bool) -> list[Task]:
-    """The tasks `--strict-env` keeps; each refused one is a line. None left is a user error."""
-    if not strict:
-        return tasks
-    from evalkit.sandbox.env_choice import strict_environments
+    """The tasks `--strict-env` keeps, each refused one a line on stderr (runs/command_setup.py)."""
+    from evalkit.runs.command_setup import strict_env_kept
 
-    kept, refused = strict_environments(tasks)
-    for line in refused:
-        err_console.print(f"[yellow]refused[/] {escape(line)}", highlight=False, soft_wrap=True)
-    if not kept:
-        raise EvalkitError("--strict-env refused every selected task (their Python has no offline base)")
-    return kept
+    return strict_env_kept(tasks, strict, err_console)
 
 
 def _open_backend(
     run_id: str, name: str = DEFAULT_BACKEND, *, remote: bool = False, registry: str | None = None
 ) -> SandboxBackend:
-    """The backend this process works with. The driver of a cluster run (`remote`) without a
-    registry only builds workspaces (the nodes open `name`'s sandboxes), so it needs no engine;
-    with a registry it builds and pushes the images, and says so when it has no engine."""
-    if remote and registry is None:
-        from evalkit.sandbox.workspace_backend import WorkspaceBackend
+    """The backend this process works with, its lines on stderr (runs/command_setup.py)."""
+    from evalkit.runs.command_setup import driver_backend
 
-        return WorkspaceBackend(run_id)
-    try:
-        return open_backend(name, run_id, log=err_console.print)
-    except SandboxError as exc:
-        if registry is None:
-            raise
-        raise SandboxError(f"--registry {registry}: this machine builds and pushes the images, and {exc}") from None
+    return driver_backend(run_id, name, remote=remote, registry=registry, log=err_console.print)
 
 
 def _interrupted(backend: SandboxBackend, what: str) -> typer.Exit:
@@ -264,15 +221,3 @@ def main() -> None:
     except EvalkitError as exc:
         err_console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(2)
-
-
-def import_in_background(module: str) -> None:
-    """Import `module` in a daemon thread, for a command that needs it only at its end (scoring after
-    the attempts): its libraries load while the sandboxes work instead of before. Python's import
-    lock makes the later real import wait for this one; a failure shows there, not here."""
-
-    def load() -> None:
-        with contextlib.suppress(Exception):
-            import_module(module)
-
-    threading.Thread(target=load, name=f"import {module}", daemon=True).start()

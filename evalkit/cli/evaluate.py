@@ -21,8 +21,6 @@ from evalkit.cli.common import (
     _progress,
     _strict_env,
     app,
-    check_registry_use,
-    concurrency_for,
     console,
     err_console,
     given_options,
@@ -31,6 +29,7 @@ from evalkit.cli.common import (
 )
 from evalkit.errors import EvalkitError, SandboxError
 from evalkit.files import file_component
+from evalkit.runs.executor import check_registry_use, concurrency_for
 from evalkit.runs.executor_table import DEFAULT_EXECUTOR
 from evalkit.runs.fitted_table import FitColumn, FittedTable
 from evalkit.sandbox.backend_table import DEFAULT_BACKEND

@@ -16,8 +16,6 @@ from evalkit.cli.common import (
     _interrupted,
     _open_backend,
     app,
-    check_registry_use,
-    concurrency_for,
     console,
     err_console,
     given_options,
@@ -25,6 +23,7 @@ from evalkit.cli.common import (
 )
 from evalkit.errors import EvalkitError
 from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION
+from evalkit.runs.executor import check_registry_use, concurrency_for
 from evalkit.runs.executor_table import DEFAULT_EXECUTOR
 from evalkit.sandbox.env_recipe import HOST_CA_BUNDLE
 from evalkit.wording import counted

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -22,28 +21,19 @@ from evalkit.cli.common import (
     RegistryOption,
     _interrupted,
     _load,
-    _open_backend,
-    _strict_env,
     app,
-    check_registry_use,
-    concurrency_for,
     console,
     err_console,
     given_options,
-    import_in_background,
     new_run_id,
     run_id_option,
 )
-from evalkit.errors import EvalkitError
 from evalkit.runs.executor_table import DEFAULT_EXECUTOR
 from evalkit.runs.folders import RUNS_ROOT, resume_command, run_folder
-from evalkit.wording import counted
 
 if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit --help` stays fast
     from evalkit.models.client import ChatClient
-    from evalkit.models.endpoint import ModelSpec
     from evalkit.runs.store import RunStore
-    from evalkit.runs.user_setup import UserSetup
     from evalkit.scoring.attempt_scores import ScoringSettings
     from evalkit.scoring.run_scores import WorkspaceSource
     from evalkit.scoring.run_summary import RunSummary
@@ -172,40 +162,22 @@ def run(
 ) -> None:
     """Attempt every task of a suite with each model in Docker sandboxes; record and score each attempt."""
     from evalkit.agent.agent_table import check_agent
-    from evalkit.models.backoff import EndpointStates
-    from evalkit.models.endpoint import DEFAULT_CONFIG, Sampling, load_config, models_table, resolve_model
-    from evalkit.runs.display import RunDisplay
-    from evalkit.runs.executor_table import open_executor
+    from evalkit.models.endpoint import Sampling
     from evalkit.runs.limits import LimitOverrides
-    from evalkit.runs.orchestrate import execute, open_run, plan_attempts
-    from evalkit.runs.resume import RunArgs, model_specs, resume_args, run_options
-    from evalkit.runs.store import RunStore
-    from evalkit.runs.user_setup import check_user_mode
-    from evalkit.sandbox.protocol import DEFAULT_OUTPUT_LIMIT, engine_of
+    from evalkit.runs.run_suite import RunInterrupted, run_suite
+    from evalkit.runs.settings import (
+        AttemptSettings,
+        ExecutorSettings,
+        ModelChoice,
+        RunSettings,
+        SandboxSettings,
+        TaskChoice,
+    )
+    from evalkit.runs.user_setup import UserSetup, check_user_mode
     from evalkit.scoring.attempt_scores import load_settings
 
     baseline_dir = run_folder(baseline, out) if baseline is not None else None
-    if retry_errors:
-        _check_retry(run_id, out)
-    run_id = run_id or new_run_id()
-    store = RunStore(out / run_id)
-    asked = RunArgs(
-        suite, list(dict.fromkeys(model or [])), samples, task, limit,
-        LimitOverrides(max_turns, max_tokens, wall_time, command_timeout), config, skip_invalid, strict_env,
-        retry_errors, agent=check_agent(agent), backend=backend_name, executor=executor_name, ray_address=ray_address,
-        registry=registry, user=check_user_mode(user), user_model=user_model,
-    )  # fmt: skip
-    args = resume_args(asked, given_options(ctx), store.read_manifest(), store.dir)
-    suite, samples, config = args.suite, args.samples, args.config
-    loaded = _load(suite, args.skip_invalid, "run")
-    selected = loaded.select(args.task_ids)[: args.limit] if args.limit else loaded.select(args.task_ids)
-    selected = _strict_env(selected, args.strict_env)
-    sampling = Sampling(temperature=temperature, top_p=top_p, max_tokens=max_completion_tokens, seed=seed)
-    config_data = load_config(config)
-    config_path = config or DEFAULT_CONFIG
-    models_config = models_table(config_data, config_path)
-    settings = load_settings(config_data, config_path)
-    judge_client = _judge_client(judge, models_config, config_path)
+    given = given_options(ctx)
     knobs = {
         "tool_choice": tool_choice,
         "parallel_tool_calls": parallel_tool_calls,
@@ -215,133 +187,47 @@ def run(
         "stream": stream,
         "max_connections": max_connections,
     }
-
-    def resolved(name: str) -> ModelSpec:
-        spec = resolve_model(
-            name,
-            models_config,
+    settings = RunSettings(
+        run_id=run_id or new_run_id(),
+        out=out,
+        tasks=TaskChoice(suite, samples, task, limit, skip_invalid, strict_env),
+        models=ModelChoice(
+            names=list(dict.fromkeys(model or [])),
+            config=config,
             base_url=base_url,
             api_key_env=api_key_env,
-            sampling=sampling,
-            config_path=config or DEFAULT_CONFIG,
+            sampling=Sampling(temperature=temperature, top_p=top_p, max_tokens=max_completion_tokens, seed=seed),
             knobs=knobs,
-        )
-        changes = {"request_timeout_s": request_timeout, "max_retries": max_retries}
-        return spec.model_copy(update={k: v for k, v in changes.items() if v is not None})
-
-    specs = model_specs(args, resolved)
-    user_setup = _user_setup(args.user, args.user_model, selected, resolved)
-    for spec in [*specs, *([user_setup.spec] if user_setup.spec else [])]:
-        spec.api_key()  # a missing key or header variable stops the run before its folder exists
-        spec.header_values()
-    check_registry_use(args.registry, args.executor)
-    executor = open_executor(args.executor, args.ray_address)  # Ray missing: one line before anything is written
-    if check_endpoints:  # resumed models too: before anything is written
-        extra = [c.spec for c in [judge_client] if c] + [s for s in [user_setup.spec] if s]
-        _preflight([*specs, *extra])
-    open_run(store, run_id, loaded, suite, specs, samples, run_options(args, [t.id for t in selected]))
-    names = [s.name for s in specs]
-    plan = plan_attempts(selected, names, samples, store.finished_keys(retry_errors))
-    skipped = len(selected) * samples * len(names) - len(plan)
-    if skipped:
-        err_console.print(f"resuming run {run_id}: {counted(skipped, 'finished attempt')} kept, {len(plan)} to go")
-    overrides = args.overrides
-    backend = _open_backend(run_id, args.backend, remote=executor.remote, registry=args.registry)
-    import_in_background("evalkit.scoring.run_scores")  # pandas and scipy load while the first attempts run
+            request_timeout_s=request_timeout,
+            max_retries=max_retries,
+            judge=judge,
+            preflight=check_endpoints,
+        ),
+        attempt=AttemptSettings(
+            agent=check_agent(agent),
+            limits=LimitOverrides(max_turns, max_tokens, wall_time, command_timeout),
+            user=UserSetup(check_user_mode(user), user_model),  # type: ignore[arg-type]  # checked
+        ),
+        sandbox=SandboxSettings(backend_name, pool, engine_wait, registry),
+        executor=ExecutorSettings(executor_name, ray_address, concurrency if "concurrency" in given else None),
+        retry_errors=retry_errors,
+        typed=frozenset(given),
+    )
     try:
-        endpoints = EndpointStates()
-        with RunDisplay(err_console, len(plan), names, endpoints, engine=engine_of(backend)) as display:
-            execute(
-                plan,
-                specs,
-                loaded.tasks,
-                backend,
-                store,
-                concurrency=concurrency_for(executor, concurrency, "concurrency" in given_options(ctx)),
-                overrides=overrides,
-                output_limit=DEFAULT_OUTPUT_LIMIT,
-                on_record=display.add,
-                integrity_policy=settings.integrity,
-                endpoints=endpoints,
-                engine_wait_s=engine_wait,
-                on_retry=display.retrying,
-                agent=args.agent,
-                pool=pool,
-                executor=executor,
-                backend_name=args.backend,
-                registry=args.registry,
-                user=user_setup,
-            )
-    except KeyboardInterrupt:
-        resume = resume_command(run_id, out, *(["--retry-errors"] if retry_errors else []))
-        raise _interrupted(backend, f"finished attempts are in {store.results_path}; resume with: {resume}") from None
-    finally:
-        backend.close()
-        executor.close()
-    for line in executor.notes():  # a cluster's nodes left out, and why
-        err_console.print(f"[yellow]warning[/] {escape(line)}", soft_wrap=True)
+        finished = run_suite(settings, load_settings, err_console)
+    except RunInterrupted as stop:
+        raise _interrupted(stop.backend, stop.what) from None
     summary = _score_and_show(
-        store,
-        {t.id: t for t in loaded.tasks},
-        settings,
-        judge_client,
-        f"run {run_id} on {loaded.name}",
-        workspace=backend.workspace,  # the workspaces the backend built for the run
+        finished.store, finished.tasks, finished.scoring, finished.judge, finished.title, finished.workspace
     )
     if baseline_dir is not None:
         from evalkit.report.compare.command import compare_command
 
-        code = compare_command(baseline_dir, store.dir, console=console)  # the default max drop and alpha
+        code = compare_command(baseline_dir, finished.store.dir, console=console)  # the default max drop and alpha
         if code:
             raise typer.Exit(code)
     if summary.errors:
         raise typer.Exit(EXIT_ERRORS)
-
-
-def _check_retry(run_id: str | None, out: Path) -> None:
-    """--retry-errors re-runs attempts of a run that exists; say so before anything is written."""
-    from evalkit.runs.store import RunStore
-
-    if run_id is None:
-        raise EvalkitError("--retry-errors needs --run-id: the run whose errored attempts to run again")
-    if RunStore(out / run_id).read_manifest() is None:
-        raise EvalkitError(f"--retry-errors: no run `{run_id}` in {out}; give the --run-id (and --out) of a run")
-
-
-def _user_setup(mode: str, model: str, tasks: list[Task], resolve: Callable[[str], ModelSpec]) -> UserSetup:
-    """Who answers `ask_user` in this run; its model resolved like --model's (None for oracle-user)."""
-    from evalkit.runs.user_setup import DEFAULT_USER_MODEL, UserSetup
-
-    setup = UserSetup(mode, model)  # type: ignore[arg-type]  # checked by check_user_mode
-    if model == DEFAULT_USER_MODEL or not setup.needed(tasks):
-        return setup
-    spec = resolve(model)
-    if spec.builtin:
-        raise EvalkitError(f"--user-model {model}: a built-in policy cannot answer; name oracle-user or a model")
-    return UserSetup(mode, model, spec)  # type: ignore[arg-type]
-
-
-def _preflight(specs: list[ModelSpec]) -> None:
-    """Each distinct endpoint asked once: a dead one stops the run (exit 2) before its folder exists."""
-    from evalkit.models.preflight import preflight
-
-    with err_console.status("checking endpoints"):
-        report = preflight(specs)
-    for warning in report.warnings:
-        err_console.print(f"[yellow]warning[/] {escape(warning)}", soft_wrap=True)
-    report.raise_first()
-
-
-def _judge_client(name: str | None, models_config: dict, config_path: Path) -> ChatClient | None:
-    from evalkit.models.client import ChatClient
-    from evalkit.models.endpoint import resolve_model
-
-    if name is None:
-        return None
-    spec = resolve_model(name, models_config, config_path=config_path)
-    if spec.builtin:
-        raise EvalkitError(f"--judge {name}: a built-in policy cannot review code; name a real model")
-    return ChatClient(spec)
 
 
 def _score_and_show(
@@ -382,6 +268,7 @@ def score(
 ) -> None:
     """Re-score a finished run (new weights, prices, penalties or a judge) without re-running agents."""
     from evalkit.models.endpoint import DEFAULT_CONFIG, load_config, models_table
+    from evalkit.runs.command_setup import judge_client
     from evalkit.runs.store import RunStore
     from evalkit.scoring.attempt_scores import load_settings
     from evalkit.scoring.run_scores import run_tasks
@@ -392,8 +279,8 @@ def score(
     config_data = load_config(config)
     config_path = config or DEFAULT_CONFIG
     settings = load_settings(config_data, config_path)
-    judge_client = _judge_client(judge, models_table(config_data, config_path), config_path)
-    _score_and_show(store, run_tasks(store, suite), settings, judge_client, f"run {run_dir.name} (re-scored)")
+    reviewer = judge_client(judge, models_table(config_data, config_path), config_path)
+    _score_and_show(store, run_tasks(store, suite), settings, reviewer, f"run {run_dir.name} (re-scored)")
 
 
 @app.command("serve")

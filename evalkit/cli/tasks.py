@@ -25,8 +25,6 @@ from evalkit.cli.common import (
     _open_backend,
     _progress,
     _strict_env,
-    check_registry_use,
-    concurrency_for,
     console,
     err_console,
     given_options,
@@ -34,6 +32,7 @@ from evalkit.cli.common import (
     tasks_app,
 )
 from evalkit.errors import EvalkitError
+from evalkit.runs.executor import check_registry_use, concurrency_for
 from evalkit.runs.executor_table import DEFAULT_EXECUTOR
 from evalkit.wording import counted
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Protocol, TypeVar
 
+from evalkit.errors import EvalkitError
 from evalkit.sandbox.protocol import SandboxBackend
 
 Item = TypeVar("Item")
@@ -60,3 +61,13 @@ class Executor(Protocol):
     def stop_calls(self) -> None:
         """Make calls in flight give up (Ctrl-C): they raise instead of waiting."""
         ...
+
+
+def concurrency_for(executor: Executor, concurrency: int, given: bool) -> int:
+    """`--concurrency` as typed, else what the executor holds at once (a cluster's sandboxes)."""
+    return concurrency if given else max(1, executor.slots() or concurrency)
+
+
+def check_registry_use(registry: str | None, executor: str) -> None:
+    if registry is not None and executor == "local":
+        raise EvalkitError(f"--registry {registry}: images go through a registry for --executor ray only")

@@ -9,7 +9,8 @@ is a per-run value guarding reference answers, not a user's key.
 
 On the node the attempt opens its own backend on the node's engine (whose connect sweeps the
 containers of dead evalkit processes there: a worker killed with its node leaves some), its own
-model client and, for agents behind the model proxy, its own proxy; it writes its trajectory in
+model client, and the rest of the attempt's setup as a local run makes it (runs/attempt_setup.py,
+from the run's `AttemptSettings`: agent, proxy, user, budgets); it writes its trajectory in
 a temporary run folder and hands back the record and the trajectory's bytes. The driver writes
 the trajectory, then appends the row, as for a local attempt."""
 
@@ -17,21 +18,17 @@ from __future__ import annotations
 
 import tempfile
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from evalkit.agent.agent_table import make_agent
-from evalkit.bridge.run_proxy import RunProxy
-from evalkit.integrity import IntegrityPolicy
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import ModelSpec
-from evalkit.runs.attempt import AttemptKey, AttemptOutcome, run_attempt
-from evalkit.runs.limits import LimitOverrides
+from evalkit.runs.attempt import AttemptKey, AttemptOutcome
+from evalkit.runs.attempt_setup import set_up_attempts
 from evalkit.runs.node_backend import node_backend, node_error, node_name
+from evalkit.runs.settings import AttemptSettings
 from evalkit.runs.store import RunStore
 from evalkit.runs.task_payload import TaskPayload
-from evalkit.runs.user_setup import UserSetup, user_channel
-from evalkit.sandbox.protocol import AgentLayers, DistributesImages, require
 
 
 @dataclass(frozen=True)
@@ -61,12 +58,8 @@ class NodeJob:
     run_id: str
     backend: str
     specs: dict[str, ModelSpec]
-    agent: str
-    overrides: LimitOverrides
-    output_limit: int
-    integrity_policy: IntegrityPolicy
+    settings: AttemptSettings  # the agent, budgets, user... every attempt of the run shares
     builtin: BuiltinEndpoint | None = None
-    user: UserSetup = field(default_factory=UserSetup)  # who answers `ask_user`
     agent_image: str | None = None  # with --registry: the installed agent's own image, pushed there
     registry: str | None = None
 
@@ -86,24 +79,14 @@ class NodeJob:
                 )
             except Exception as exc:  # a key or header variable not set on this node
                 raise node_error(exc) from None
-            with closing(client), RunProxy(backend) as proxy, tempfile.TemporaryDirectory() as tmp:
-                agent = make_agent(self.agent, spec, client, self.output_limit, proxy)
-                if agent.layer is not None and self.agent_image is not None and self.registry is not None:
-                    images = require(backend, DistributesImages, f"--registry {self.registry}")
-                    images.adopt_layer(agent.layer, self.agent_image, self.registry)  # pulled, not built
-                elif agent.layer is not None:
-                    layers = require(backend, AgentLayers, f"installed agent {agent.layer}")
-                    layers.prepare_layer(agent.layer)  # built once per node, from the same recipe and hash
-                if agent.egress == "proxy":
-                    proxy.start()
+            with closing(client), tempfile.TemporaryDirectory() as tmp:
                 store = RunStore(Path(tmp) / self.run_id)
                 store.open()
-                limits = self.overrides.apply(key.task.limits)
-                with self.user.serving([task]) as simulator:
-                    channel = user_channel(self.user, simulator, agent, task, limits)
-                    record = run_attempt(
-                        key, spec, agent, backend, store, self.run_id, limits, self.integrity_policy, channel
-                    )
+                with set_up_attempts(
+                    self.settings, self.run_id, backend, store, [spec], {spec.name: client}, [task],
+                    agent_image=self.agent_image, registry=self.registry,
+                ) as attempts:  # fmt: skip
+                    record = attempts.run(key)
                 trajectory_path = store.dir / record.trajectory
                 trajectory = trajectory_path.read_bytes() if trajectory_path.exists() else b""
                 files = [f for f in store.trajectories.iterdir() if f.is_file() and f != trajectory_path]

@@ -21,11 +21,9 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from evalkit.agent.agent_table import DEFAULT_AGENT, installed_layer, make_agent
-from evalkit.bridge.run_proxy import RunProxy
+from evalkit.agent.agent_table import installed_layer
 from evalkit.errors import EvalkitError
 from evalkit.files import write_atomic
-from evalkit.integrity import IntegrityPolicy
 from evalkit.models.backoff import EndpointStates
 from evalkit.models.builtin import builtin_policy
 from evalkit.models.client import ChatClient
@@ -33,26 +31,18 @@ from evalkit.models.endpoint import ModelSpec
 from evalkit.models.policies import Policy
 from evalkit.models.server import ModelServer
 from evalkit.records import AttemptRecord, StopReason, utc_now
-from evalkit.runs.attempt import AttemptKey, AttemptOutcome, attempt_sandboxes, run_attempt
+from evalkit.runs.attempt import AttemptKey, AttemptOutcome
+from evalkit.runs.attempt_setup import set_up_attempts
 from evalkit.runs.executor import Executor, NodeFailure
 from evalkit.runs.folders import resume_command
-from evalkit.runs.limits import LimitOverrides
 from evalkit.runs.local_executor import LocalExecutor
 from evalkit.runs.node_attempt import BuiltinEndpoint, NodeAttempt, NodeJob
+from evalkit.runs.settings import DEFAULT_CONCURRENCY, AttemptSettings, RunSettings
 from evalkit.runs.store import RunManifest, RunOptions, RunStore
 from evalkit.runs.task_payload import TaskPayload, travelling
-from evalkit.runs.user_setup import UserSetup, user_channel
-from evalkit.sandbox.backend_table import DEFAULT_BACKEND
-from evalkit.sandbox.engine_watch import DEFAULT_WAIT_S, EngineUnavailable
+from evalkit.sandbox.engine_watch import EngineUnavailable
 from evalkit.sandbox.pool import POOL_SLACK
-from evalkit.sandbox.protocol import (
-    AgentLayers,
-    DistributesImages,
-    SandboxBackend,
-    engine_of,
-    prepare_ahead,
-    require,
-)
+from evalkit.sandbox.protocol import DistributesImages, SandboxBackend, engine_of, prepare_ahead, require
 from evalkit.tasks import Suite, Task
 
 ENGINE_RETRIES = 2  # runs again of one attempt whose sandbox was lost with the Docker engine
@@ -170,32 +160,22 @@ def execute(
     tasks: list[Task],
     backend: SandboxBackend,
     store: RunStore,
+    settings: RunSettings,
     *,
-    concurrency: int,
-    overrides: LimitOverrides,
-    output_limit: int,
     on_record: Callable[[AttemptRecord], None],
-    integrity_policy: IntegrityPolicy = "fail",
-    endpoints: EndpointStates | None = None,
-    engine_wait_s: float = DEFAULT_WAIT_S,
     on_retry: Callable[[AttemptRecord], None] | None = None,
-    agent: str = DEFAULT_AGENT,
-    pool: bool = True,
+    endpoints: EndpointStates | None = None,
     executor: Executor | None = None,
-    backend_name: str = DEFAULT_BACKEND,
-    registry: str | None = None,
-    user: UserSetup | None = None,
 ) -> None:
-    """Run the plan on `executor` (None: the local thread pool); each record is appended to the
-    store (after its trajectory, when the attempt ran on a cluster node), then handed to
-    `on_record` (or, when the attempt will run again because the engine went away under it, to
-    `on_retry`). With `pool` the backend is told the plan's sandboxes, to make
-    `concurrency + POOL_SLACK` of them ahead. With `registry` (a cluster run) each task's
-    image, and an installed agent's own image, are pushed there for the nodes to pull. `user`
-    says who answers `ask_user` (None: nobody, but for tasks that ask for a simulated user,
-    answered by oracle-user)."""
+    """Run the plan on `executor` (None: the local thread pool) as `settings` say; each record is
+    appended to the store (after its trajectory, when the attempt ran on a cluster node), then
+    handed to `on_record` (or, when the attempt will run again because the engine went away under
+    it, to `on_retry`). With `settings.sandbox.pool` the backend is told the plan's sandboxes, to
+    make `concurrency + POOL_SLACK` of them ahead. With a registry (a cluster run) each task's
+    image, and an installed agent's own image, are pushed there for the nodes to pull.
+    `endpoints` is where the model clients share connection slots and backoff."""
     runner = executor or LocalExecutor()
-    user = user or UserSetup()
+    registry = settings.sandbox.registry
     engine_retries: Counter[tuple[str, str, int]] = Counter()
 
     def finished(key: AttemptKey, outcome: AttemptOutcome) -> bool:
@@ -219,8 +199,8 @@ def execute(
 
     try:
         if runner.remote:
-            job = node_job(specs, backend_name, backend.run_id, overrides, output_limit, integrity_policy, agent, user)
-            layer = installed_layer(agent)
+            job = node_job(specs, settings.sandbox.backend, backend.run_id, settings.attempt)
+            layer = installed_layer(settings.attempt.agent)
             if registry is not None and layer is not None:  # built here once, pulled by the nodes
                 images = require(backend, DistributesImages, f"--registry {registry}")
                 job = replace(job, agent_image=images.publish_layer(layer, registry), registry=registry)
@@ -234,17 +214,12 @@ def execute(
                     items,
                     replace(job, builtin=builtin),
                     backend=backend,
-                    concurrency=concurrency,
+                    concurrency=concurrency_of(settings),
                     on_result=lambda item, outcome: finished(item.key, outcome),
                     on_error=lambda item, error: failed(item.key, error),
                 )
             return
-        run_locally(
-            plan, specs, tasks, backend, store, runner, finished, failed,
-            concurrency=concurrency, overrides=overrides, output_limit=output_limit,
-            integrity_policy=integrity_policy, endpoints=endpoints, engine_wait_s=engine_wait_s, agent=agent, pool=pool,
-            user=user,
-        )  # fmt: skip
+        run_locally(plan, specs, tasks, backend, store, runner, finished, failed, settings, endpoints)
     except EngineUnavailable as exc:
         raise EvalkitError(
             f"{exc}; finished attempts are in {store.results_path}; "
@@ -275,27 +250,9 @@ def _log_renamed(line: bytes, sent: str, kept: str) -> bytes:
     return (json.dumps({**event, "log": kept + event["log"].removeprefix(sent)}, default=str) + "\n").encode()
 
 
-def node_job(
-    specs: list[ModelSpec],
-    backend_name: str,
-    run_id: str,
-    overrides: LimitOverrides,
-    output_limit: int,
-    integrity_policy: IntegrityPolicy,
-    agent: str,
-    user: UserSetup | None = None,
-) -> NodeJob:
+def node_job(specs: list[ModelSpec], backend_name: str, run_id: str, settings: AttemptSettings) -> NodeJob:
     """What every attempt on a cluster node shares: the run's settings, by value, without keys."""
-    return NodeJob(
-        run_id=run_id,
-        backend=backend_name,
-        specs={spec.name: spec for spec in specs},
-        agent=agent,
-        overrides=overrides,
-        output_limit=output_limit,
-        integrity_policy=integrity_policy,
-        user=user or UserSetup(),
-    )
+    return NodeJob(run_id=run_id, backend=backend_name, specs={spec.name: spec for spec in specs}, settings=settings)
 
 
 @contextmanager
@@ -312,6 +269,11 @@ def served_builtins(specs: list[ModelSpec], tasks: list[Task], host: str) -> Ite
         yield BuiltinEndpoint(server.base_url, token)
 
 
+def concurrency_of(settings: RunSettings) -> int:
+    """Attempts at once: as the settings say, else DEFAULT_CONCURRENCY."""
+    return settings.executor.concurrency or DEFAULT_CONCURRENCY
+
+
 def run_locally(
     plan: list[AttemptKey],
     specs: list[ModelSpec],
@@ -321,55 +283,31 @@ def run_locally(
     runner: Executor,
     finished: Callable[[AttemptKey, AttemptOutcome], bool],
     failed: Callable[[AttemptKey, BaseException], bool],
-    *,
-    concurrency: int,
-    overrides: LimitOverrides,
-    output_limit: int,
-    integrity_policy: IntegrityPolicy,
-    endpoints: EndpointStates | None,
-    engine_wait_s: float,
-    agent: str,
-    pool: bool,
-    user: UserSetup | None = None,
+    settings: RunSettings,
+    endpoints: EndpointStates | None = None,
 ) -> None:
     """The plan's attempts on this machine's engine: one model client per model and one model
-    proxy for the run, shared by the attempts of `runner`'s threads."""
-    by_name = {spec.name: spec for spec in specs}
+    proxy for the run, shared by the attempts of `runner`'s threads (runs/attempt_setup.py)."""
     engine = engine_of(backend)
-    user = user or UserSetup()
+    concurrency = concurrency_of(settings)
     with (
         model_clients(specs, tasks, endpoints) as clients,
-        engine.watching(engine_wait_s),
-        RunProxy(backend) as proxy,
-        user.serving([key.task for key in plan]) as simulator,
+        engine.watching(settings.sandbox.engine_wait_s),
+        set_up_attempts(
+            settings.attempt, backend.run_id, backend, store, specs, clients, [key.task for key in plan]
+        ) as attempts,
     ):
-        agents = {spec.name: make_agent(agent, spec, clients[spec.name], output_limit, proxy) for spec in specs}
-        for layer in sorted({a.layer for a in agents.values() if a.layer is not None}):
-            layers = require(backend, AgentLayers, f"installed agent {layer}")
-            layers.prepare_layer(layer)  # an installed agent's slow build, once; a failure stops here
-        if any(a.egress == "proxy" for a in agents.values()):
-            proxy.start()  # before any sandbox is made: a proxied one is relayed to it
 
         def job(key: AttemptKey) -> AttemptOutcome:
             engine.ready()  # waits while the engine does not answer; EngineUnavailable past the bound
             outages, started = engine.outages, time.monotonic()
-            spec = by_name[key.model]
-            limits = overrides.apply(key.task.limits)
-            channel = user_channel(user, simulator, agents[key.model], key.task, limits)
             try:
-                record = run_attempt(
-                    key, spec, agents[key.model], backend, store, backend.run_id, limits, integrity_policy, channel
-                )
+                record = attempts.run(key)
             except Exception as exc:
                 record = error_record(key, backend.run_id, exc, time.monotonic() - started)
                 return AttemptOutcome(record, engine.lost_since(outages, exc))
             return AttemptOutcome(record, record.stop_reason == StopReason.SANDBOX_ERROR and engine.lost_since(outages))
 
-        if pool:
-            limits_of = overrides.apply
-            needed = [
-                attempt_sandboxes(key, limits_of(key.task.limits), agents[key.model].egress, agents[key.model].layer)
-                for key in plan
-            ]
-            prepare_ahead(backend, needed, capacity=concurrency + POOL_SLACK)
+        if settings.sandbox.pool:
+            prepare_ahead(backend, [attempts.sandboxes(key) for key in plan], capacity=concurrency + POOL_SLACK)
         runner.run(plan, job, backend=backend, concurrency=concurrency, on_result=finished, on_error=failed)

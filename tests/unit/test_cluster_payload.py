@@ -14,6 +14,7 @@ from evalkit.models import ModelServer, NullPolicy
 from evalkit.models.endpoint import ModelSpec
 from evalkit.runs.limits import LimitOverrides
 from evalkit.runs.node_attempt import BuiltinEndpoint, NodeAttempt, NodeJob
+from evalkit.runs.settings import AttemptSettings
 from evalkit.runs.task_payload import TaskPayload, travelling
 from evalkit.sandbox.docker.images import recipe_hash
 from evalkit.sandbox.protocol import CAPABILITIES, SandboxBackend
@@ -26,8 +27,8 @@ def test_a_node_job_carries_the_key_variable_name_never_its_value(monkeypatch, t
     monkeypatch.setenv("PROBE_KEY", SECRET)
     spec = ModelSpec(name="probe", model="m", base_url="http://10.0.0.9:8000/v1", api_key_env="PROBE_KEY")
     assert spec.api_key() == SECRET  # the driver could read it...
-    job = NodeJob("r1", "docker", {"probe": spec}, "tool-loop", LimitOverrides(max_turns=3), 1000,
-                  "fail", BuiltinEndpoint("http://10.0.0.1:1/v1", "run-token"))  # fmt: skip
+    settings = AttemptSettings("tool-loop", LimitOverrides(max_turns=3), 1000, "fail")
+    job = NodeJob("r1", "docker", {"probe": spec}, settings, BuiltinEndpoint("http://10.0.0.1:1/v1", "run-token"))
     attempt = NodeAttempt(TaskPayload.pack(toy_task, build_workspace(toy_task.source)), "probe", 0)
     sent = pickle.dumps(job) + pickle.dumps(attempt)
     assert SECRET.encode() not in sent  # ...but only its name travels

@@ -25,8 +25,8 @@ from evalkit.models.endpoint import read_config, resolve_model
 from evalkit.report.compare.command import compare_command
 from evalkit.report.leaderboard.output import write_leaderboard
 from evalkit.runs.display import cutoff_lines, summary_table
-from evalkit.runs.limits import LimitOverrides
-from evalkit.runs.resume import RunArgs, model_specs
+from evalkit.runs.resume import model_specs
+from evalkit.runs.settings import ModelChoice, RunSettings
 from evalkit.runs.store import RunManifest
 
 evalkit = partial(run_evalkit, timeout=300)
@@ -155,9 +155,8 @@ def test_a_resumed_run_may_learn_its_models_cutoff(tmp_path):
     now = "2026-01-01T00:00:00+00:00"
     manifest = RunManifest(run_id="r", suite="toy", suite_path="s", tasks=[], models={"a": before}, samples=1,
                            created_at=now, updated_at=now)  # fmt: skip
-    args = RunArgs(suite=Path("s"), models=["a"], samples=1, task_ids=None, limit=None, overrides=LimitOverrides(),
-                   config=config, manifest=manifest)  # fmt: skip
-    (spec,) = model_specs(args, lambda name: resolve_model(name, read_config(config), config_path=config))
+    args = RunSettings(models=ModelChoice(names=["a"], config=config))
+    (spec,) = model_specs(args, manifest, lambda name: resolve_model(name, read_config(config), config_path=config))
     assert spec.knowledge_cutoff == "2025-06"
 
 

@@ -11,8 +11,8 @@ from conftest import run_evalkit
 from evalkit.agent.agent_table import make_agent
 from evalkit.errors import EvalkitError
 from evalkit.models.endpoint import resolve_model
-from evalkit.runs.limits import LimitOverrides
-from evalkit.runs.resume import RunArgs, resume_args, run_options
+from evalkit.runs.resume import resume_args, run_options
+from evalkit.runs.settings import AttemptSettings, RunSettings
 from evalkit.runs.store import RunManifest, RunOptions
 from evalkit.runs.user_setup import UserSetup, user_channel
 from evalkit.tasks.model import Limits, UserSpec
@@ -27,20 +27,20 @@ def _manifest(**options) -> RunManifest:
                        updated_at=NOW, options=RunOptions(**options))  # fmt: skip
 
 
-def _asked(**changes) -> RunArgs:
-    return RunArgs(Path("tasks/demo"), [], 1, None, None, LimitOverrides(), None, **changes)
+def _asked(**user) -> RunSettings:
+    return RunSettings(attempt=AttemptSettings(user=UserSetup(**user)))
 
 
 def test_a_resume_keeps_the_runs_user_and_refuses_another():
     args = resume_args(_asked(), {"run_id"}, _manifest(user="simulated", user_model="qwen"), Path("r1"))
-    assert (args.user, args.user_model) == ("simulated", "qwen")
+    assert (args.attempt.user.mode, args.attempt.user.model) == ("simulated", "qwen")
     assert (run_options(args, ["a"]).user, run_options(args, ["a"]).user_model) == ("simulated", "qwen")
     old = resume_args(_asked(), {"run_id"}, _manifest(), Path("r1"))  # a run.json from before users
-    assert (old.user, old.user_model) == ("none", "oracle-user")
+    assert (old.attempt.user.mode, old.attempt.user.model) == ("none", "oracle-user")
     with pytest.raises(EvalkitError, match=r"^--user simulated: run `r1` ran with none; use another --run-id$"):
-        resume_args(_asked(user="simulated"), {"run_id", "user"}, _manifest(), Path("r1"))
+        resume_args(_asked(mode="simulated"), {"run_id", "user"}, _manifest(), Path("r1"))
     with pytest.raises(EvalkitError, match=r"^--user-model qwen: run `r1` ran with oracle-user; use another"):
-        resume_args(_asked(user_model="qwen"), {"run_id", "user_model"}, _manifest(), Path("r1"))
+        resume_args(_asked(model="qwen"), {"run_id", "user_model"}, _manifest(), Path("r1"))
 
 
 def test_agents_that_can_ask_get_a_user_and_a_task_may_ask_for_one(demo_suite):
