@@ -63,7 +63,15 @@ class SandboxRequest:
 
 @runtime_checkable
 class Sandbox(Protocol):
-    """An isolated workspace holding a task's base tree as a one-commit git repository."""
+    """An isolated workspace holding a task's base tree as a one-commit git repository.
+
+    What every backend's sandboxes keep (tests/integration/test_backend_conformance.py checks each):
+    commands run as one non-root user (the workspace's owner; system folders not writable), in one
+    persistent bash (`cd` and exports carry over: the tool loop tells the model so), with a process
+    view of the sandbox's own (a reaping init, so that a killed command leaves nothing running and
+    no zombie); without network it reaches nothing but its own localhost (no route out, only `lo`).
+    A path that is not absolute starts at `workdir`; an absolute one is the sandbox's own (its /tmp,
+    not the host's). A sandbox is a context manager: `with backend.open(...) as sandbox:` closes it."""
 
     workdir: str
     base_commit: str  # the workspace repository's only commit
@@ -73,7 +81,10 @@ class Sandbox(Protocol):
         self, cmd: str, timeout: float | None = None, cwd: str | None = None, output_limit: int | None = None
     ) -> ExecResult:
         """Run a shell command; never raises for a failing or hanging command. Each output stream is
-        capped at `output_limit` bytes (head and tail kept, a marker between)."""
+        capped at `output_limit` bytes (head and tail kept, a marker between; None: the backend's
+        limit, DEFAULT_OUTPUT_LIMIT unless told). `timeout` None is 120 s; at the timeout the
+        command and everything it started are killed and the exit code is 124. `cwd` None: the
+        shell's current folder (the workdir until a command changes it)."""
         ...
 
     def read_as_user(self, path: str, timeout: float | None = None, output_limit: int | None = None) -> ExecResult:
@@ -100,11 +111,14 @@ class Sandbox(Protocol):
         ...
 
     def copy_out(self, path: str) -> bytes:
-        """A tar archive of `path`."""
+        """A tar archive of `path`, its entry named by the path's last part (`a/b.txt` → `b.txt`)."""
         ...
 
     def diff(self) -> str:
-        """Every change since the base commit, new files included, as a git diff."""
+        """Every change since the base commit, new files included, as a git diff: what
+        `git add --all && git diff --cached --binary BASE` prints, its bytes kept as git wrote them
+        (`diffs.diff_text`). When the agent broke the workspace's git, a backend may diff against a
+        copy of the base it keeps (base_git.py) or raise SandboxError; never a wrong diff."""
         ...
 
     def kill_all(self) -> None:
@@ -113,6 +127,12 @@ class Sandbox(Protocol):
 
     def close(self) -> None:
         """Destroy the sandbox; safe to call twice."""
+        ...
+
+    def __enter__(self) -> Sandbox: ...
+
+    def __exit__(self, *exc: object) -> None:
+        """`close()`."""
         ...
 
 
@@ -135,12 +155,17 @@ class SandboxBackend(Protocol):
         """A sandbox holding `task`'s base workspace; `role` says what it is for (agent, score);
         `egress` what it may reach (default: `network` False is "none", True is "full"); `layer`,
         an installed agent (`sandboxes/agents/<layer>/`) whose files its image gets on top of the
-        task's (never a scoring sandbox's; a backend without `AgentLayers` never gets one)."""
+        task's (never a scoring sandbox's; a backend without `AgentLayers` never gets one, and one
+        without `ModelProxyRoute` never gets egress "proxy": the run refuses first, with `require`).
+        A backend that cannot keep a promise of `Sandbox` raises SandboxError here, never opens a
+        lesser sandbox."""
         ...
 
     def workspace(self, task: Task) -> Workspace:
         """`task`'s base tree as this backend puts it into its sandboxes, built once per task and
-        kept for the run (scoring reads the base files from it instead of building it again)."""
+        kept for the run (scoring reads the base files from it instead of building it again): a
+        `Workspace` is a tar archive rooted at `.` of the one-commit repository, owned by the sandbox
+        user, and that commit; `Workspaces().of(task)` (workspace.py) builds and keeps them."""
         ...
 
     def close(self) -> int:

@@ -189,7 +189,22 @@ def test_a_fresh_sandbox_diffs_empty_then_shows_every_change(backend, toy_task):
     assert "+++ b/calc/extra.py" in diff and "+    return b + a" in diff and "deleted file mode" in diff
 
 
-def test_closing_twice_is_harmless_and_leaves_nothing_on_the_engine(backend, toy_task):
+def test_closing_twice_is_harmless(backend, toy_task):
+    opens_sandboxes(backend)
+    sandbox = backend.open(toy_task, role="score")
+    assert sandbox.exec("true").ok
+    sandbox.close()
+    sandbox.close()
+
+
+def test_cd_and_exports_persist_between_commands(box):
+    assert box.exec("cd calc && export EVALKIT_PROBE=kept").ok
+    result = box.exec('pwd && echo "$EVALKIT_PROBE"')
+    assert result.stdout.split() == [f"{box.workdir}/calc", "kept"]
+    box.exec(f"cd {box.workdir} && unset EVALKIT_PROBE")
+
+
+def test_closing_twice_leaves_nothing_on_the_engine(backend, toy_task):
     opens_sandboxes(backend)
     needs(backend, ListsLeftovers)
     before = set(backend.remaining())
