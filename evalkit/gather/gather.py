@@ -62,8 +62,9 @@ from evalkit.runs.item_errors import fails_every_item, item_error_line
 from evalkit.runs.local_executor import LocalExecutor
 from evalkit.runs.task_payload import travelling
 from evalkit.sandbox.backend_table import DEFAULT_BACKEND
+from evalkit.sandbox.engine_watch import EngineWatch
 from evalkit.sandbox.env_recipe import HOST_CA_BUNDLE
-from evalkit.sandbox.protocol import SandboxBackend
+from evalkit.sandbox.protocol import SandboxBackend, engine_of
 from evalkit.sandbox.workspace import cached_clone
 from evalkit.tasks.load import SUITE_FILE, load_suite
 from evalkit.tasks.model import Task, TaskSource, TestSpec
@@ -194,6 +195,7 @@ class _Gathering:
     out: Path
     options: GatherOptions
     trees: TreeReader
+    engine: EngineWatch  # the backend's: which errors mean its engine is gone
 
 
 def _screen(
@@ -227,7 +229,7 @@ def _screen(
             env, era = detect_environment(read, has_folder), era_of(commit.date)
             image = write_recipe(env, g.name, g.out, g.options.ca_bundle, era)
         except Exception as exc:  # one commit's failure is one rejection
-            display.screened_one(journal.reject(_failed(commit, stage, exc)))
+            display.screened_one(journal.reject(_failed(g, commit, stage, exc)))
             continue
         queue.append(_Work(position, screened, env, image, era, test_paths, patterns))
         display.screened_one(None)
@@ -239,10 +241,10 @@ def _screen(
 TestsRunner = Callable[[Task, list[str], tuple[str, ...]], CandidateTests]
 
 
-def _failed(commit: Commit, stage: str, error: Exception) -> Rejection:
+def _failed(g: _Gathering, commit: Commit, stage: str, error: Exception) -> Rejection:
     """The rejection recording `error` against the commit at `stage`; an error that would fail every
     commit alike (the engine, the machine, the options) is raised instead."""
-    if fails_every_item(error):
+    if fails_every_item(error, g.engine.unreachable):
         raise error
     return Rejection(commit.sha, _subject(commit), stage, f"error: {item_error_line(error)}")
 
@@ -254,11 +256,11 @@ def _validate(g: _Gathering, work: _Work, run_tests: TestsRunner) -> Task | Reje
     try:
         made = _prompt(g.local, work.candidate, g.options)
     except Exception as exc:
-        return _failed(commit, "prompt", exc)
+        return _failed(g, commit, "prompt", exc)
     try:
         return _tested(g, work, run_tests, *made)
     except Exception as exc:
-        return _failed(commit, "validation", exc)
+        return _failed(g, commit, "validation", exc)
 
 
 def _tested(
@@ -329,7 +331,7 @@ def gather(
     display.window(len(history))
     if not (out / SUITE_FILE).exists():
         _write_suite_file(out, source, 0, len(history))  # the folder is a suite from the start
-    g = _Gathering(local, source, name, out, options, TreeReader(local))
+    g = _Gathering(local, source, name, out, options, TreeReader(local), engine_of(backend))
     queue = _screen(g, history, decided, journal, display)
     accepted_at = {i for i, c in enumerate(history) if c.sha in decided and decided[c.sha].outcome == "accepted"}
     lock = threading.Lock()

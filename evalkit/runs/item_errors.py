@@ -9,16 +9,18 @@ the item), the machine's disk, a missing option such as the CA bundle (`SetupErr
 from __future__ import annotations
 
 import errno
+from collections.abc import Callable
 
 from evalkit.errors import EvalkitError, SetupError
 from evalkit.runs.executor import NodeFailure
-from evalkit.sandbox.engine_watch import EngineUnavailable, engine_unreachable
+from evalkit.sandbox.engine_watch import EngineUnavailable
 
 _MACHINE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EMFILE, errno.ENFILE, errno.ENOMEM})
 
 
-def fails_every_item(error: BaseException) -> bool:
-    """The error is the machine's, the engine's, the cluster's or the options', not one item's."""
+def fails_every_item(error: BaseException, engine_unreachable: Callable[[BaseException], bool]) -> bool:
+    """The error is the machine's, the engine's (as its backend's `engine_of(backend).unreachable`
+    judges it), the cluster's or the options', not one item's."""
     if not isinstance(error, Exception) or isinstance(error, SetupError | EngineUnavailable | NodeFailure):
         return True
     if isinstance(error, OSError) and error.errno in _MACHINE_ERRNOS:

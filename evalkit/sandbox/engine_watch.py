@@ -1,5 +1,5 @@
 """Whether a backend's engine answers, watched for a whole run by one thread (engine-neutral: the
-Docker backend gives it its ping and says which of its errors mean the engine is gone,
+Docker backend gives it its ping and its check of which errors mean the engine is gone,
 evalkit/sandbox/docker/engine_errors.py).
 
 When dockerd stops (a restart, an upgrade, a crash), every Docker call fails at once: without
@@ -31,25 +31,21 @@ _ASK_TIMEOUT_S = 150.0  # a ping waits at most the client's timeout (120 s)
 # An engine's verdict on one error: True, it says the engine did not answer; False, it is about
 # one of the engine's objects (an image, a container); None, not the engine's error at all.
 UnreachableCheck = Callable[[BaseException], "bool | None"]
-_CHECKS: list[UnreachableCheck] = []
 
 
-def engine_errors(check: UnreachableCheck) -> None:
-    """Have `engine_unreachable` ask `check` about errors: a backend's engine package registers its
-    own when it is imported (its errors cannot exist before that)."""
-    if check not in _CHECKS:
-        _CHECKS.append(check)
+def no_engine_errors(error: BaseException) -> bool | None:
+    """The check of a backend with no engine that can go away: no error is its engine's."""
+    return None
 
 
-def engine_unreachable(error: BaseException) -> bool:
-    """Whether an error, or one it was raised from, says a sandbox engine itself did not answer
-    (no connection, a timeout, a cut response, a server error), as the engine's own check judges
-    it; an error about one container or image, or no engine's, is not."""
+def unreachable_by(check: UnreachableCheck, error: BaseException) -> bool:
+    """Whether an error, or one it was raised from, says the engine did not answer (no connection,
+    a timeout, a cut response, a server error) as the engine's own `check` judges it; an error
+    about one container or image, or no engine's, is not."""
     for current in causes(error):
-        for check in _CHECKS:
-            verdict = check(current)
-            if verdict is not None:
-                return verdict
+        verdict = check(current)
+        if verdict is not None:
+            return verdict
     return False
 
 
@@ -110,11 +106,13 @@ class EngineWatch:
         ping: Callable[[], object],
         max_wait_s: float = DEFAULT_WAIT_S,
         *,
+        unreachable: UnreachableCheck = no_engine_errors,
         heartbeat_s: float = HEARTBEAT_S,
         backoff_cap_s: float = BACKOFF_CAP_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._ping = ping
+        self._unreachable = unreachable
         self.max_wait_s = max_wait_s
         self.heartbeat_s = heartbeat_s
         self.backoff_cap_s = backoff_cap_s
@@ -160,6 +158,10 @@ class EngineWatch:
             thread.join(timeout=5)  # a ping in progress may hold it; it is a daemon thread
 
     # -- questions from workers --------------------------------------------------------------
+    def unreachable(self, error: BaseException) -> bool:
+        """Whether `error` (or one it was raised from) says this engine did not answer."""
+        return unreachable_by(self._unreachable, error)
+
     def down_for(self) -> float | None:
         """Seconds the engine has not been answering; None while it answers."""
         with self._cond:
@@ -200,7 +202,7 @@ class EngineWatch:
         does it not answer now? An `error` that is not about the engine only counts an outage seen."""
         if self.outages > outages:
             return True
-        if error is not None and not engine_unreachable(error):
+        if error is not None and not self.unreachable(error):
             return False
         return not self.answers()
 

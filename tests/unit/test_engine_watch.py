@@ -12,9 +12,9 @@ import pytest
 import requests
 import urllib3
 
-import evalkit.sandbox.docker  # noqa: F401 - registers which Docker errors say the engine is gone
 from evalkit.errors import SandboxError
-from evalkit.sandbox.engine_watch import EngineUnavailable, EngineWatch, engine_error_reason, engine_unreachable
+from evalkit.sandbox.docker.engine_errors import docker_engine_unreachable, docker_unreachable
+from evalkit.sandbox.engine_watch import EngineUnavailable, EngineWatch, engine_error_reason
 
 
 class ScriptedEngine:
@@ -45,7 +45,7 @@ class ScriptedEngine:
 
 
 def fast_watch(engine: ScriptedEngine, max_wait_s: float = 30.0) -> tuple[EngineWatch, list[str]]:
-    watch = EngineWatch(engine.ping, max_wait_s, heartbeat_s=0.02, backoff_cap_s=0.02)
+    watch = EngineWatch(engine.ping, max_wait_s, unreachable=docker_unreachable, heartbeat_s=0.02, backoff_cap_s=0.02)
     events: list[str] = []
     watch.subscribe(lambda event: events.append(event.kind))
     return watch, events
@@ -75,23 +75,23 @@ def waiters(watch: EngineWatch, count: int) -> tuple[list[threading.Thread], lis
 
 def test_an_unreachable_engine_is_told_from_a_failure_about_one_container():
     refused = requests.exceptions.ConnectionError("Connection refused")
-    assert engine_unreachable(refused)
-    assert engine_unreachable(requests.exceptions.ReadTimeout())
-    assert engine_unreachable(docker.errors.DockerException("Error while fetching server API version"))
-    assert engine_unreachable(api_error(500)) and engine_unreachable(api_error(503))
+    assert docker_engine_unreachable(refused)
+    assert docker_engine_unreachable(requests.exceptions.ReadTimeout())
+    assert docker_engine_unreachable(docker.errors.DockerException("Error while fetching server API version"))
+    assert docker_engine_unreachable(api_error(500)) and docker_engine_unreachable(api_error(503))
     try:
         try:
             raise refused
         except requests.exceptions.ConnectionError as exc:
             raise SandboxError("the Docker engine stopped answering") from exc
     except SandboxError as wrapped:
-        assert engine_unreachable(wrapped)
-    assert not engine_unreachable(api_error(404))
-    assert not engine_unreachable(api_error(409))
-    assert not engine_unreachable(docker.errors.ImageNotFound("no such image"))
-    assert not engine_unreachable(docker.errors.BuildError("RUN failed", build_log=[]))
-    assert not engine_unreachable(SandboxError("git diff failed in the sandbox"))
-    assert not engine_unreachable(ValueError("bad"))
+        assert docker_engine_unreachable(wrapped)
+    assert not docker_engine_unreachable(api_error(404))
+    assert not docker_engine_unreachable(api_error(409))
+    assert not docker_engine_unreachable(docker.errors.ImageNotFound("no such image"))
+    assert not docker_engine_unreachable(docker.errors.BuildError("RUN failed", build_log=[]))
+    assert not docker_engine_unreachable(SandboxError("git diff failed in the sandbox"))
+    assert not docker_engine_unreachable(ValueError("bad"))
 
 
 def test_the_reason_names_what_the_system_said_not_requests_nesting():
@@ -161,6 +161,12 @@ def test_an_attempt_counts_as_lost_with_the_engine_only_when_the_engine_went_awa
         watch.ready()
         assert watch.lost_since(before)  # an outage happened during the attempt, though the engine is back
         assert not watch.lost_since(watch.outages)
+
+
+def test_an_engine_with_no_check_calls_no_error_its_own():
+    watch = EngineWatch(lambda: True)
+    assert not watch.unreachable(requests.exceptions.ConnectionError("refused"))
+    assert not watch.lost_since(watch.outages, requests.exceptions.ConnectionError("refused"))
 
 
 def test_without_a_watching_thread_a_question_pings_directly():

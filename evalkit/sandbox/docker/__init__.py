@@ -2,8 +2,7 @@
 outside this package imports it (tests/unit/test_docker_confined.py); the backend table
 (evalkit/sandbox/backend_table.py) names it as a string, loaded when the backend is opened.
 
-Importing the package checks that the Docker SDK is installed (one line saying how, if not) and
-registers which of its errors mean the engine is gone (engine_errors.py)."""
+Importing the package checks that the Docker SDK is installed (one line saying how, if not)."""
 
 from __future__ import annotations
 
@@ -13,8 +12,3 @@ try:
     import docker  # noqa: F401 - the SDK every module here uses
 except ImportError:
     raise SandboxError("the docker backend needs the Docker SDK: pip install 'docker>=7.1'") from None
-
-from evalkit.sandbox.docker.engine_errors import docker_unreachable  # noqa: E402
-from evalkit.sandbox.engine_watch import engine_errors  # noqa: E402
-
-engine_errors(docker_unreachable)

@@ -16,6 +16,7 @@ from evalkit.errors import SandboxError
 from evalkit.sandbox.docker.agent_images import agent_image, layered_image
 from evalkit.sandbox.docker.containers import LABEL_RUN, LiveContainers, remove_run_containers, sweep_orphans
 from evalkit.sandbox.docker.docker_sandbox import DockerSandbox, SandboxSpec
+from evalkit.sandbox.docker.engine_errors import docker_unreachable
 from evalkit.sandbox.docker.images import image_exists, resolve_image
 from evalkit.sandbox.docker.proxy_net import host_gateway
 from evalkit.sandbox.docker.registry_images import pull_image, push_image
@@ -89,7 +90,7 @@ class DockerBackend:
         self._cache = cache or default_repo_cache().parent
         self.run_id = run_id
         self.live = LiveContainers(client)
-        self.engine = EngineWatch(engine_ping(client))
+        self.engine = EngineWatch(engine_ping(client), unreachable=docker_unreachable)
         self._template = spec or SandboxSpec(image="")
         self._images: dict[str, str | SandboxError] = {}
         self._build_lock = threading.Lock()  # builds one at a time; tasks of images already known go on

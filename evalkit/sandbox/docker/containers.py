@@ -22,7 +22,7 @@ from pathlib import Path
 import docker
 import docker.errors
 
-from evalkit.sandbox.engine_watch import engine_unreachable
+from evalkit.sandbox.docker.engine_errors import docker_engine_unreachable
 
 LABEL_RUN = "evalkit.run_id"
 LABEL_TASK = "evalkit.task_id"
@@ -108,7 +108,7 @@ class LiveContainers:
             except Exception as exc:
                 with self._lock:
                     tracked.update(ids[done:])
-                if engine_unreachable(exc):
+                if docker_engine_unreachable(exc):
                     return done
                 raise
         return len(ids)
@@ -253,7 +253,7 @@ def remove_run_containers(client: docker.DockerClient, run_id: str) -> int:
         for info in client.api.networks(filters={"label": labels}):
             remove_network(client, info["Id"])
     except Exception as exc:
-        if not engine_unreachable(exc):
+        if not docker_engine_unreachable(exc):
             raise
     return removed
 

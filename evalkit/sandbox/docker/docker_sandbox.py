@@ -31,9 +31,10 @@ from evalkit.errors import SandboxError
 from evalkit.sandbox.base_git import SCRATCH_PARENT, base_git_diff_command, base_git_name, base_git_tar
 from evalkit.sandbox.command_channel import SERVER_SOURCE, CommandChannel
 from evalkit.sandbox.docker.containers import LiveContainers, container_labels, remove_container
+from evalkit.sandbox.docker.engine_errors import docker_engine_unreachable
 from evalkit.sandbox.docker.proxy_net import ProxyNet
 from evalkit.sandbox.egress import PROXY_URL, Egress, ProxyRoute, resolve_egress
-from evalkit.sandbox.engine_watch import engine_error_reason, engine_unreachable
+from evalkit.sandbox.engine_watch import engine_error_reason
 from evalkit.sandbox.protocol import DEFAULT_OUTPUT_LIMIT, ExecResult
 from evalkit.sandbox.workspace import Workspace, tar_single_file
 
@@ -76,7 +77,7 @@ def _engine_errors():
     try:
         yield
     except Exception as exc:
-        if engine_unreachable(exc):
+        if docker_engine_unreachable(exc):
             raise SandboxError(f"the Docker engine stopped answering ({engine_error_reason(exc)})") from exc
         raise
 
@@ -400,7 +401,7 @@ class DockerSandbox:
             remove_container(self._client, self.container_id)
             self._remove_proxy_net()
         except Exception as exc:
-            if not engine_unreachable(exc):
+            if not docker_engine_unreachable(exc):
                 raise
             return  # still tracked in `live`: removed when the backend closes, once the engine answers
         if self._live is not None:

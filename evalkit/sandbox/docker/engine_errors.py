@@ -1,10 +1,12 @@
-"""Which errors of the Docker SDK say the engine itself did not answer (for `engine_unreachable`,
-evalkit/sandbox/engine_watch.py, which asks this check once the package is imported)."""
+"""Which errors of the Docker SDK say the engine itself did not answer: the check the backend's
+`EngineWatch` holds (evalkit/sandbox/engine_watch.py), and the one this package's own calls ask."""
 
 from __future__ import annotations
 
 import docker.errors
 import requests.exceptions
+
+from evalkit.sandbox.engine_watch import unreachable_by
 
 _UNREACHABLE = (
     requests.exceptions.ConnectionError,
@@ -21,3 +23,8 @@ def docker_unreachable(error: BaseException) -> bool | None:
     if isinstance(error, _UNREACHABLE) or type(error) is docker.errors.DockerException:
         return True
     return None
+
+
+def docker_engine_unreachable(error: BaseException) -> bool:
+    """Whether `error`, or one it was raised from, says the Docker engine did not answer."""
+    return unreachable_by(docker_unreachable, error)
