@@ -199,11 +199,12 @@ class EngineWatch:
 
     def lost_since(self, outages: int, error: BaseException | None = None) -> bool:
         """After an attempt failed: did the engine stop answering since `outages` was read, or
-        does it not answer now? An `error` that is not about the engine only counts an outage seen."""
-        if self.outages > outages:
+        does it not answer a fresh ping now? An `error` the engine's check calls unreachable counts
+        at once. Any other error still asks: an engine shutting down stops taking new connections,
+        then kills its containers while still answering on the connections it has, so an attempt
+        can fail with an error about its own container (409 "is not running") before a ping failed."""
+        if self.outages > outages or (error is not None and self.unreachable(error)):
             return True
-        if error is not None and not self.unreachable(error):
-            return False
         return not self.answers()
 
     # -- the watching thread -----------------------------------------------------------------

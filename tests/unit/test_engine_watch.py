@@ -154,13 +154,33 @@ def test_an_attempt_counts_as_lost_with_the_engine_only_when_the_engine_went_awa
     with watch.watching():
         before = watch.outages
         assert not watch.lost_since(before)  # a sandbox_error while the engine answers: the attempt's own
+        assert not watch.lost_since(before, api_error(409))  # a container's error while it answers: the same
+        assert not watch.lost_since(before, ValueError("a bug"))
         engine.up = False
-        assert not watch.lost_since(before, ValueError("a bug"))  # not about the engine, no outage seen yet
-        assert watch.lost_since(before, requests.exceptions.ConnectionError("refused"))
+        assert watch.lost_since(before, requests.exceptions.ConnectionError("refused"))  # at once, no ping
+        assert not watch.answers()
         engine.up = True
         watch.ready()
         assert watch.lost_since(before)  # an outage happened during the attempt, though the engine is back
         assert not watch.lost_since(watch.outages)
+
+
+def test_a_containers_error_before_any_ping_failed_counts_as_lost_when_the_engine_does_not_answer_now():
+    """dockerd shutting down closes its listener, then kills its containers while still answering on
+    the connections it has: an attempt fails with a 409 about its own container ("is not running")
+    before the watch's next ping (CI, stop 38). A fresh ping is the evidence, whatever the error."""
+    engine = ScriptedEngine()
+    watch = EngineWatch(engine.ping, unreachable=docker_unreachable, heartbeat_s=3600)  # no ping between
+    with watch.watching():
+        watch.ready()
+        before = watch.outages
+        engine.up = False  # the listener closed; the watch has not pinged since
+        assert watch.outages == before
+        assert watch.lost_since(before, api_error(409))
+        assert watch.lost_since(before, SandboxError("sandbox container 3eacd63fec8f is gone"))
+        engine.up = True
+        assert watch.lost_since(before)  # the outage the fresh pings saw still counts once it is back
+        assert not watch.lost_since(watch.outages, api_error(409))
 
 
 def test_an_engine_with_no_check_calls_no_error_its_own():
