@@ -34,8 +34,8 @@ from evalkit.runs.folders import RUNS_ROOT, resume_command, run_folder
 if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit --help` stays fast
     from evalkit.models.client import ChatClient
     from evalkit.runs.store import RunStore
+    from evalkit.sandbox.workspace import WorkspaceSource
     from evalkit.scoring.attempt_scores import ScoringSettings
-    from evalkit.scoring.run_scores import WorkspaceSource
     from evalkit.scoring.run_summary import RunSummary
     from evalkit.tasks import Task
 
@@ -214,7 +214,7 @@ def run(
         typed=frozenset(given),
     )
     try:
-        finished = run_suite(settings, load_settings, err_console)
+        finished = run_suite(settings, load_settings, err_console, preload="evalkit.scoring.run_scores")
     except RunInterrupted as stop:
         raise _interrupted(stop.backend, stop.what) from None
     summary = _score_and_show(

@@ -4,9 +4,9 @@ plan the attempts not yet finished and run them on the executor (orchestrate.exe
 display. What could stop the run (a bad option, a missing key, a dead endpoint, Ray missing) stops
 it before its folder is written.
 
-Scoring and comparing are the layers above (evalkit.scoring, evalkit.report): the command hands in
-how the config's [scoring] table is read (its integrity policy decides each attempt's `resolved`,
-so a bad table stops the run first) and scores the `FinishedRun` this returns."""
+Scoring and comparing are the layers above (evalkit.scoring, evalkit.report), never imported here:
+the command hands in how the config's [scoring] table is read (its integrity policy decides each
+attempt's `resolved`, so a bad table stops the run first) and scores the `FinishedRun` this returns."""
 
 from __future__ import annotations
 
@@ -16,12 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Generic, Protocol, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
 
 from evalkit.errors import EvalkitError
+from evalkit.integrity import IntegrityPolicy
 from evalkit.models.backoff import EndpointStates
 from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import DEFAULT_CONFIG, ModelSpec, load_config, models_table, resolve_model
@@ -36,21 +37,28 @@ from evalkit.runs.settings import DEFAULT_CONCURRENCY, RunSettings
 from evalkit.runs.store import RunStore
 from evalkit.runs.user_setup import DEFAULT_USER_MODEL, UserSetup
 from evalkit.sandbox.protocol import SandboxBackend, engine_of
+from evalkit.sandbox.workspace import WorkspaceSource
 from evalkit.tasks import Task
 from evalkit.wording import counted
 
-if TYPE_CHECKING:  # the layer above, by type only: the command hands its loader in
-    from evalkit.scoring.attempt_scores import ScoringSettings
-    from evalkit.scoring.run_scores import WorkspaceSource
+
+class ScoringChoice(Protocol):
+    """What a run needs of the scoring layer's settings: the integrity policy that decides `resolved`."""
+
+    @property
+    def integrity(self) -> IntegrityPolicy: ...
+
+
+S = TypeVar("S", bound=ScoringChoice)
 
 
 @dataclass(frozen=True)
-class FinishedRun:
+class FinishedRun(Generic[S]):
     """What the layers above need to score a run whose attempts are done."""
 
     store: RunStore
     tasks: dict[str, Task]  # the suite's tasks by id
-    scoring: ScoringSettings
+    scoring: S  # as the command's loader read the config's [scoring] table
     judge: ChatClient | None
     title: str  # "run ID on SUITE"
     workspace: WorkspaceSource  # the workspaces the backend built for the run
@@ -65,10 +73,11 @@ class RunInterrupted(Exception):
 
 
 def run_suite(
-    asked: RunSettings, scoring_settings: Callable[[dict, Path], ScoringSettings], err: Console
-) -> FinishedRun:
+    asked: RunSettings, scoring_settings: Callable[[dict, Path], S], err: Console, preload: str | None = None
+) -> FinishedRun[S]:
     """Run the attempts `asked` says (lines and the live display on `err`); raises EvalkitError
-    (one line) for what the user can fix, RunInterrupted on Ctrl-C."""
+    (one line) for what the user can fix, RunInterrupted on Ctrl-C. `preload`: a module the caller
+    needs once the attempts end (scoring), imported in the background while they run."""
     if asked.retry_errors:
         check_retry(asked)
     run_id = asked.run_id
@@ -117,7 +126,8 @@ def run_suite(
         err.print(f"resuming run {run_id}: {counted(skipped, 'finished attempt')} kept, {len(plan)} to go")
     registry = settings.sandbox.registry
     backend = driver_backend(run_id, settings.sandbox.backend, remote=executor.remote, registry=registry, log=err.print)
-    import_in_background("evalkit.scoring.run_scores")  # pandas and scipy load while the first attempts run
+    if preload:
+        import_in_background(preload)  # pandas and scipy load while the first attempts run
     concurrency = settings.executor.concurrency
     settings = replace(
         settings,

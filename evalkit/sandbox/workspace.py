@@ -15,6 +15,7 @@ import subprocess
 import tarfile
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +42,9 @@ class Workspace:
 
     archive: bytes
     base_commit: str
+
+
+WorkspaceSource = Callable[[Task], Workspace]  # a task's workspace; a backend that made it can hand it over
 
 
 def _git(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:

@@ -28,7 +28,7 @@ from evalkit.files import read_lines, write_atomic
 from evalkit.models.client import ChatClient
 from evalkit.records import ERROR_STOP_REASONS, AttemptRecord, utc_now
 from evalkit.runs.store import RunStore
-from evalkit.sandbox.workspace import Workspace, build_workspace
+from evalkit.sandbox.workspace import WorkspaceSource, build_workspace
 from evalkit.scoring.aggregate import best_of_k, bootstrap_ci, pass_at_k
 from evalkit.scoring.attempt_scores import AttemptScores, ScoringSettings, draft_attempt_quality, score_attempt
 from evalkit.scoring.cutoff_figures import model_cutoffs, with_cutoff_splits
@@ -43,9 +43,6 @@ from evalkit.trajectory import read_trajectory
 
 AXIS_COLUMNS = SCORE_COLUMNS  # every axis and the composite, per attempt
 LINT_BATCH = 50  # attempts whose changes are linted in one ruff run (their diffs stay parsed meanwhile)
-
-
-WorkspaceSource = Callable[[Task], Workspace]  # a task's workspace; a backend that made it can hand it over
 
 
 def base_tree(task: Task, workspace: WorkspaceSource | None = None) -> Callable[[str], str | None]:
