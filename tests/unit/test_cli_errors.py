@@ -5,6 +5,8 @@ from functools import partial
 
 from conftest import run_evalkit
 
+from evalkit.agent.agent_table import AGENTS
+
 evalkit = partial(run_evalkit, timeout=120)
 
 
@@ -99,7 +101,7 @@ def test_an_unknown_agent_is_one_line_and_writes_no_run(tmp_path):
     result = evalkit("run", "--model", "oracle", "--agent", "nope", "--out", tmp_path, "--run-id", "a1")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip() == (
-        "error: unknown agent 'nope'; known agents: mini-swe-agent, qwen-code, tool-loop, "
+        f"error: unknown agent 'nope'; known agents: {', '.join(sorted(AGENTS))}, "
         "or command:TEMPLATE (a shell command run in the sandbox)"
     )
     assert not (tmp_path / "a1").exists()
