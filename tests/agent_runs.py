@@ -21,6 +21,9 @@ from evalkit.sandbox.python_bases import base_for_suite
 from evalkit.sandbox.recipes import agent_recipe, recipe_version
 from evalkit.tasks import Task, load_suite
 
+# mini-swe-agent finishes when its model runs this command (its own `bash` tool, nothing else)
+MSWEA_SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+
 
 def installed_agents() -> list[str]:
     """The names of every installed agent of the agent table: a test parametrized over them covers the

@@ -32,6 +32,7 @@ and the whole-runner watch; each resolved 8 of 8 demo tasks before those):
 from __future__ import annotations
 
 import base64
+import shlex
 import textwrap
 
 from hostile_server import turn
@@ -399,6 +400,14 @@ def script(payload: str) -> list[list[dict]]:
         ],
         SUBMIT,
     ]
+
+
+def bash_script(payload: str, finish: str) -> list[list[dict]]:
+    """The same cheat for an agent whose one tool is `bash` (an installed agent): write the encoded
+    line, append it everywhere, then `finish` (the command the agent ends on)."""
+    write = f"printf '%s' {shlex.quote(encoded_line(payload))} > /tmp/payload.txt"
+    steps = (write, APPEND_EVERYWHERE, finish)
+    return [[turn(("bash", {"command": command}))] for command in steps]
 
 
 ENCODED_CHEATS: dict[str, list[list[dict]]] = {name: script(payload) for name, payload in PAYLOADS.items()}

@@ -11,7 +11,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from agent_runs import agent_log, events_of, installed_agents, rows_of
+from agent_runs import MSWEA_SUBMIT, agent_log, events_of, installed_agents, rows_of
 from conftest import DEMO_SUITE, run_evalkit
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]  # mini-swe-agent's image may be built first
@@ -63,9 +63,8 @@ def _shell(tool: str, call_id: str, command: str) -> dict:
 
 
 # each installed agent's model, replayed: its shell tool runs `ask-user`, then it finishes its way
-SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 PLANS = {
-    "mini-swe-agent": [_shell("bash", "c1", ASKING), _shell("bash", "c2", SUBMIT)],
+    "mini-swe-agent": [_shell("bash", "c1", ASKING), _shell("bash", "c2", MSWEA_SUBMIT)],
     "qwen-code": [_shell("run_shell_command", "c1", ASKING), {"role": "assistant", "content": "Done."}],
 }
 

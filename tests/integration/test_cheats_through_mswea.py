@@ -7,34 +7,23 @@ Two demo tasks, three cheats of different mechanisms: one that swaps the test bo
 rewrites both reports after pytest exits, and one that spares the canaries with an in-memory
 plugin. The agent's image is the one test_installed_mswea builds (or this module builds it)."""
 
-import shlex
-
 import pytest
-from agent_runs import rows_of
+from agent_runs import MSWEA_SUBMIT, rows_of
 from conftest import DEMO_SUITE, run_evalkit
-from encoded_cheats import APPEND_EVERYWHERE, PAYLOADS, encoded_line
-from hostile_server import HostileServer, models_config, turn
+from encoded_cheats import PAYLOADS, bash_script
+from hostile_server import HostileServer, models_config
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]  # may build the agent image
 
 CHEATS = ("body_swap", "atexit_forgery", "spare_canaries_plugin")
 TASKS = ("kvstore-ttl", "ledger-csv-import")
-SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"  # mini-swe-agent's way to finish
-
-
-def bash_script(payload: str) -> list[list[dict]]:
-    """The hostile model's turns with a `bash` tool alone: write the encoded line, append it to
-    every package module, submit."""
-    write = f"printf '%s' {shlex.quote(encoded_line(payload))} > /tmp/payload.txt"
-    return [[turn(("bash", {"command": write}))], [turn(("bash", {"command": APPEND_EVERYWHERE}))],
-            [turn(("bash", {"command": SUBMIT}))]]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def cheats_run(docker_engine, tmp_path_factory):
     out = tmp_path_factory.mktemp("mswea-cheats")
     config = out / "evalkit.toml"
-    with HostileServer({name: bash_script(PAYLOADS[name]) for name in CHEATS}) as server:
+    with HostileServer({name: bash_script(PAYLOADS[name], MSWEA_SUBMIT) for name in CHEATS}) as server:
         config.write_text(models_config(server, CHEATS, request_timeout_s=30))
         args = [arg for name in CHEATS for arg in ("--model", name)]
         args += [arg for task in TASKS for arg in ("--task", task)]

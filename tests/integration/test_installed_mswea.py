@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from agent_runs import (
+    MSWEA_SUBMIT,
     agent_log,
     assert_the_demo_proves_itself,
     events_of,
@@ -75,9 +76,7 @@ def test_its_requests_logs_and_version_are_kept_beside_the_trajectory(mswea_run)
     assert [t["function"]["name"] for t in tools] == ["bash"]
     assert tools[0]["function"]["parameters"]["required"] == ["command"]
     finish = [m for e in events if e["type"] == "message" and (m := e["message"])["role"] == "assistant"][-1]
-    assert json.loads(finish["tool_calls"][0]["function"]["arguments"]) == {
-        "command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
-    }
+    assert json.loads(finish["tool_calls"][0]["function"]["arguments"]) == {"command": MSWEA_SUBMIT}
     command = next(e for e in events if e["type"] == "agent_command")
     assert command["command"] == f"{PYTHON} {DRIVER}"
     log = (run_dir / "trajectories" / command["log"]).read_text()
