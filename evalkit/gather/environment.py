@@ -32,7 +32,7 @@ from evalkit.errors import SetupError
 from evalkit.gather.era import CURRENT, Era, python_base_for, runner_requirement
 from evalkit.pyparse import parse_python
 from evalkit.sandbox.env_recipe import CA_FILE, HOST_CA_BUNDLE, PIP_VERSION
-from evalkit.sandbox.python_bases import DEFAULT_BASE_IMAGE
+from evalkit.sandbox.python_bases import DEFAULT_BASE_IMAGE, PYTHON_BASES, PythonBase
 
 REQUIREMENT_FILES = (
     "requirements.txt",
@@ -58,7 +58,7 @@ ARG BASE_IMAGE={base_image}
 FROM ${{BASE_IMAGE}}
 USER root
 COPY . /opt/evalkit-env/
-RUN python3 -m venv --system-site-packages --without-pip /opt/venv \\
+{apt}RUN python3 -m venv --system-site-packages --without-pip /opt/venv \\
  && /opt/venv/bin/python /opt/evalkit-env/{pip_wheel}/pip install --no-cache-dir --disable-pip-version-check \\
       --cert /opt/evalkit-env/ca-bundle.crt /opt/evalkit-env/{pip_wheel} \\
  && sh /opt/evalkit-env/install.sh \\
@@ -82,6 +82,14 @@ class Environment:
     runner_pin: str | None = None  # the repository's own pytest requirement, if any
     requires_python: str | None = None
     classifiers: list[str] = field(default_factory=list)
+    apt_packages: tuple[str, ...] = ()  # Debian packages a repair found the build needs (repair.py)
+    python_suite: str | None = None  # a repair's older Python base (its Debian suite), over the declared one
+
+    @property
+    def python_base(self) -> PythonBase | None:
+        """The base a repair chose, else the one `requires-python` and the classifiers choose."""
+        chosen = next((b for b in PYTHON_BASES if b.suite == self.python_suite), None)
+        return chosen or python_base_for(self.requires_python, self.classifiers)
 
     @property
     def pythonpath(self) -> str:
@@ -310,8 +318,15 @@ install
 def recipe_files(env: Environment, repo_name: str, era: Era, pip_wheel: str) -> dict[str, str]:
     """The recipe's text files (Dockerfile, install.sh, requirements.txt) for `env` in `era` (pure)."""
     runner = runner_requirement(era, env.runner_pin)
-    base = python_base_for(env.requires_python, env.classifiers) or era.python_base
+    base = env.python_base or era.python_base
     hold = era.pypi_as_of or "today"
+    apt = ""
+    if env.apt_packages:
+        cert = "-o Acquire::https::CAInfo=/opt/evalkit-env/ca-bundle.crt"
+        apt = (
+            f"RUN apt-get {cert} update && DEBIAN_FRONTEND=noninteractive apt-get {cert} install -y"
+            f" --no-install-recommends {' '.join(env.apt_packages)} && rm -rf /var/lib/apt/lists/*\n"
+        )
     return {
         "Dockerfile": DOCKERFILE.format(
             repo=repo_name,
@@ -319,6 +334,7 @@ def recipe_files(env: Environment, repo_name: str, era: Era, pip_wheel: str) -> 
             base_image=base.image if base else DEFAULT_BASE_IMAGE,
             pip_wheel=pip_wheel,
             pythonpath=env.pythonpath,
+            apt=apt,
         ),
         "install.sh": INSTALL_SCRIPT.format(era=era.name, hold=hold, runner=json.dumps(runner)),
         "requirements.txt": "".join(f"{r}\n" for r in [*env.requirements, runner]),
@@ -328,8 +344,9 @@ def recipe_files(env: Environment, repo_name: str, era: Era, pip_wheel: str) -> 
 def needs_recipe(env: Environment, era: Era) -> bool:
     """False when the stock `python` recipe is the environment: today's era, nothing to install,
     no pytest pin and no declared Python."""
-    declared = python_base_for(env.requires_python, env.classifiers) is not None
-    return bool(env.requirements or env.src_layout or env.installable or env.runner_pin or declared) or not era.current
+    declared = env.python_base is not None
+    wanted = env.requirements or env.src_layout or env.installable or env.runner_pin or env.apt_packages or declared
+    return bool(wanted) or not era.current
 
 
 def write_recipe(

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
 
 from evalkit.sandbox.python_bases import PYTHON_BASES, PythonBase
 
@@ -81,10 +82,34 @@ def runner_requirement(era: Era, repo_pin: str | None) -> str:
     spec = ""
     if repo_pin and (match := _PYTEST.match(repo_pin)):
         spec = match["spec"].strip()
+    if spec and not _allows_guard(spec):  # a pin older than evalkit's guard runs on: the era's line
+        spec = ""
     if any(op in spec for op in ("<", "==", "~=", "===")):
         return f"pytest{spec}"
     parts = [p for p in (spec, era.ceiling) if p]
     return "pytest" + ",".join(parts)
+
+
+# the oldest pytest evalkit's guard plugin loads in (verify/guard_plugin.py: 3.10 to 9); a repository
+# pinning an older one (`pytest==2.7.2`, 2015) gets its era's line instead: its tests rarely need 2.x
+GUARD_MIN_PYTEST = "3.10"
+
+
+def _allows_guard(spec: str) -> bool:
+    """Whether `spec` allows a pytest the guard loads in: no pin or ceiling of it below that."""
+    try:
+        allowed = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return True
+    least = Version(GUARD_MIN_PYTEST)
+    for one in allowed:
+        try:
+            version = Version(one.version.replace(".*", ""))
+        except InvalidVersion:
+            continue
+        if (one.operator in ("==", "===", "~=", "<=") and version < least) or (one.operator == "<" and version <= least):
+            return False
+    return True
 
 
 def _listed_versions(classifiers: list[str]) -> set[tuple[int, int]]:

@@ -42,6 +42,7 @@ from evalkit.gather.history import (
     Rejection,
     SizeLimits,
     commits,
+    git,
     is_test_module,
     screen,
     split_commit,
@@ -51,6 +52,8 @@ from evalkit.gather.history import (
 from evalkit.gather.journal import Decision, Journal
 from evalkit.gather.layout import TreeReader
 from evalkit.gather.node_candidate import CandidateOnNode, NodeCandidateCheck
+from evalkit.gather.pytest_options import plugin_of_option
+from evalkit.gather.repair_loop import EnvChoice, RepairBook, RepairedTests, project_names, repaired_tests
 from evalkit.gather.report import REPORT, GatherReport, funnel_of
 from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION
 from evalkit.gather.task_prompt import task_prompt
@@ -196,6 +199,7 @@ class _Gathering:
     options: GatherOptions
     trees: TreeReader
     engine: EngineWatch  # the backend's: which errors mean its engine is gone
+    repairs: RepairBook  # environments repaired so far, by the recipe they started from
 
 
 def _screen(
@@ -275,7 +279,7 @@ def _tested(
         id=task_id,
         prompt=prompt,
         repo=name,
-        image=str((out / task_id / work.image).resolve()) if work.image != "python" else work.image,  # as load_suite
+        image=_image_value(g, task_id, work.image),
         source=TaskSource(git=g.source, base_commit=commit.parent),
         tests=TestSpec(command=work.env.test_command, fail_to_pass=["placeholder"], timeout_s=options.test_timeout_s),
         patch=candidate.patch,
@@ -285,27 +289,52 @@ def _tested(
     deleted = [p.path for p in parsed_diff(candidate.test_patch) if p.is_removed_file]  # not there to run
     limit = options.neighbour_modules
     neighbours = neighbour_modules(g.local, commit.parent, touched, limit, work.patterns, leave_out=deleted)
-    tests = run_tests(provisional, neighbours, work.patterns)
+    repaired = _repaired_tests(g, work, provisional, neighbours, run_tests)
+    tests, env, rounds = repaired.tests, repaired.choice.env, tuple(repaired.rounds)
     if tests.reason:
-        return Rejection(commit.sha, _subject(commit), "validation", tests.reason, tests.environment)
+        return Rejection(commit.sha, _subject(commit), "validation", tests.reason, tests.environment, repaired.loss, rounds)
     sampled = len(tests.fail_to_pass) < tests.fail_to_pass_total
     metadata = {
         "commit": commit.sha,
         "commit_date": commit.date,
         "original_message": commit.message,
         **meta,
-        "era": work.era.name,
+        "era": repaired.choice.era.name,
         "test_paths": work.test_paths,
-        **({"environment": ", ".join(work.env.sources)} if work.env.sources else {}),
+        **({"environment": ", ".join(env.sources)} if env.sources else {}),
+        **({"environment_repairs": "; ".join(rounds)} if rounds else {}),
         **({"flaky_tests": ", ".join(tests.flaky)} if tests.flaky else {}),
         **({"failing_with_change": ", ".join(tests.broken)} if tests.broken else {}),
         **({"fail_to_pass_total": str(tests.fail_to_pass_total)} if sampled else {}),
         **({"fail_to_pass_sample": f"at most {options.max_ids_per_test} ids per test function"} if sampled else {}),
         **({"validated_on": tests.node} if tests.node else {}),  # a cluster node
     }
-    spec = TestSpec(command=work.env.test_command, fail_to_pass=tests.fail_to_pass, pass_to_pass=tests.pass_to_pass)
-    update = {"image": work.image, "tags": ["gathered"], "tests": spec, "metadata": metadata}
+    spec = TestSpec(command=env.test_command, fail_to_pass=tests.fail_to_pass, pass_to_pass=tests.pass_to_pass)
+    update = {"image": repaired.choice.image, "tags": ["gathered"], "tests": spec, "metadata": metadata}
     return provisional.model_copy(update=update)
+
+
+def _image_value(g: _Gathering, task_id: str, image: str) -> str:
+    """A task's `image` as load_suite resolves it: a recipe beside the suite by its path."""
+    return str((g.out / task_id / image).resolve()) if image != "python" else image
+
+
+def _repaired_tests(
+    g: _Gathering, work: _Work, provisional: Task, neighbours: list[str], run_tests: TestsRunner
+) -> RepairedTests:
+    """The candidate's tests in its environment, repaired by class while they do not run."""
+
+    def run(choice: EnvChoice) -> CandidateTests:
+        spec = provisional.tests.model_copy(update={"command": choice.env.test_command})
+        task = provisional.model_copy(update={"image": _image_value(g, provisional.id, choice.image), "tests": spec})
+        return run_tests(task, neighbours, work.patterns)
+
+    commit = work.candidate.commit
+    listing = git(g.local, "ls-tree", "-r", "--name-only", commit.parent).splitlines()
+    added = [p.path for p in parsed_diff(work.candidate.patch + work.candidate.test_patch) if p.is_added_file]
+    names = project_names(listing, added)
+    start = EnvChoice(work.env, work.era, work.image)
+    return repaired_tests(start, run, g.repairs, commit.date, names.__contains__, plugin_of_option)
 
 
 def gather(
@@ -331,7 +360,8 @@ def gather(
     display.window(len(history))
     if not (out / SUITE_FILE).exists():
         _write_suite_file(out, source, 0, len(history))  # the folder is a suite from the start
-    g = _Gathering(local, source, name, out, options, TreeReader(local), engine_of(backend))
+    book = RepairBook(lambda env, era: write_recipe(env, name, out, options.ca_bundle, era))
+    g = _Gathering(local, source, name, out, options, TreeReader(local), engine_of(backend), book)
     queue = _screen(g, history, decided, journal, display)
     accepted_at = {i for i, c in enumerate(history) if c.sha in decided and decided[c.sha].outcome == "accepted"}
     lock = threading.Lock()
@@ -347,7 +377,8 @@ def gather(
         if isinstance(result, Rejection):
             display.decided(journal.reject(result))
         elif result is not None:
-            decision = journal.accept(result, work.candidate.commit.sha, _subject(work.candidate.commit))
+            repairs = [r for r in result.metadata.get("environment_repairs", "").split("; ") if r]
+            decision = journal.accept(result, work.candidate.commit.sha, _subject(work.candidate.commit), repairs)
             with lock:
                 accepted_at.add(work.position)
             f2p, p2p = len(result.tests.fail_to_pass), len(result.tests.pass_to_pass)

@@ -44,6 +44,8 @@ class Rejection:
     stage: str  # "history" (size and shape) or "validation" (tests in the sandbox)
     reason: str
     environment: str = ""  # validation's evidence: "ran" or "failed" (validate.environment_evidence)
+    loss: str = ""  # the class of an environment that never ran the tests (repair.LossClass)
+    repairs: tuple[str, ...] = ()  # the repair rounds tried, one line each (repair_loop)
 
 
 @dataclass(frozen=True)

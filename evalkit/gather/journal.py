@@ -41,10 +41,14 @@ class Decision(BaseModel):
     task_id: str | None = None
     prompt: str | None = None
     environment: str = ""  # "ran" / "failed": did the candidate's environment run the repository's tests
+    loss: str = ""  # why an environment that failed did (repair.LossClass), "" otherwise
+    repairs: list[str] = []  # the repair rounds, one line each: fix → outcome
     decided_at: str
 
     def rejection(self) -> Rejection:
-        return Rejection(self.sha, self.subject, self.stage, self.reason, self.environment)
+        return Rejection(
+            self.sha, self.subject, self.stage, self.reason, self.environment, self.loss, tuple(self.repairs)
+        )
 
 
 class Journal:
@@ -88,17 +92,18 @@ class Journal:
     def reject(self, rejection: Rejection) -> Decision:
         decision = self._decision(
             rejection.sha, rejection.subject, "rejected", rejection.stage, rejection.reason,
-            environment=rejection.environment,
+            environment=rejection.environment, loss=rejection.loss, repairs=list(rejection.repairs),
         )  # fmt: skip
         self._append(decision)
         return decision
 
-    def accept(self, task: Task, sha: str, subject: str) -> Decision:
+    def accept(self, task: Task, sha: str, subject: str, repairs: list[str] = ()) -> Decision:
         """Write the task folder (complete or not at all), then the line that records it."""
         write_task_atomic(self.out, task)
         decision = self._decision(
-            sha, subject, "accepted", "validation", task_id=task.id, prompt=task.prompt, environment="ran"
-        )
+            sha, subject, "accepted", "validation", task_id=task.id, prompt=task.prompt, environment="ran",
+            repairs=list(repairs),
+        )  # fmt: skip
         self._append(decision)
         return decision
 

@@ -33,6 +33,8 @@ class Funnel:
     rejected_by_stage: dict[str, int] = field(default_factory=dict)
     environment_ran: int = 0  # validated candidates whose environment ran the repository's tests
     environment_failed: int = 0  # ... whose runs passed no test at all (image, install, collection)
+    environment_losses: dict[str, int] = field(default_factory=dict)  # the failed ones by class (repair.py)
+    environment_repaired: int = 0  # candidates whose environment ran after a repair round
 
     @property
     def survival(self) -> float | None:
@@ -57,6 +59,10 @@ class Funnel:
             if self.environment_rate is not None
             else ""
         )
+        if self.environment_repaired:
+            environment += f", {self.environment_repaired} after a repair"
+        if self.environment_losses:
+            environment += "; lost: " + ", ".join(f"{n} {loss}" for loss, n in self.environment_losses.items())
         return (
             f"funnel: {self.scanned} commits → {self.candidates} candidates → {self.validated} validated → "
             f"{self.accepted} accepted{survival} → {self.kept} kept{environment}"
@@ -78,6 +84,8 @@ def funnel_of(scanned: int, decisions: list[Decision], kept: int) -> Funnel:
         rejected_by_stage=dict(sorted(rejected.items())),
         environment_ran=sum(d.environment == "ran" for d in decisions),
         environment_failed=sum(d.environment == "failed" for d in decisions),
+        environment_losses=dict(Counter(d.loss or "other" for d in decisions if d.environment == "failed").most_common()),
+        environment_repaired=sum(bool(d.repairs) and d.environment == "ran" for d in decisions),
     )
 
 

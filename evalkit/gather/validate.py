@@ -46,6 +46,7 @@ class CandidateTests:
     # "ran": the environment ran the repository's tests (one passed, before or after the change);
     # "failed": no test passed in any run (the image, the install or the collection failed)
     environment: str = ""
+    output: str = ""  # a rejected candidate's failing run (error and log, cut): what the repair reads
 
 
 def _stable(runs: list[CorrectnessResult]) -> tuple[dict[str, TestStatus], set[str]]:
@@ -124,7 +125,20 @@ def validate_candidate(
     after_runs = [evaluate_patch(probe, provisional.patch, backend) for _ in range(runs)]
     classified = _classified(provisional, before_runs, after_runs, cap, per_function, touched)
     applied = all(run.patch_applied for run in after_runs)  # else no evidence either way
-    return replace(classified, environment=environment_evidence(before_runs + after_runs) if applied else "")
+    evidence = environment_evidence(before_runs + after_runs) if applied else ""
+    output = failing_output(after_runs + before_runs) if classified.reason else ""
+    return replace(classified, environment=evidence, output=output)
+
+
+def failing_output(runs: list[CorrectnessResult], head: int = 3000, tail: int = 5000) -> str:
+    """The error and the log of the first run that errored or failed a test, its start and end
+    kept (a usage error is at the top, a traceback at the bottom)."""
+    bad = (TestStatus.FAILED, TestStatus.ERROR)
+    run = next((r for r in runs if r.error or not r.tests_ran or any(s in bad for s in r.outcomes.values())), None)
+    if run is None:
+        return ""
+    text = f"{run.error or ''}\n{run.log or ''}"
+    return text if len(text) <= head + tail else f"{text[:head]}\n[...]\n{text[-tail:]}"
 
 
 def environment_evidence(runs: list[CorrectnessResult]) -> str:

@@ -88,6 +88,7 @@ def test_the_same_command_again_continues_without_deciding_a_commit_twice(killed
         "rejected_by_stage": {"history": 3, "validation": 1}, "survival": None,
         # the rejected one's tests ran too (they already passed): its environment worked
         "environment_ran": 3, "environment_failed": 0, "environment_rate": 1.0,
+        "environment_losses": {}, "environment_repaired": 0,
     }  # fmt: skip
     assert sorted(suite_of(out)[0]) == sorted(EXPECTED_TASK_SUBJECTS)
 

@@ -224,3 +224,11 @@ def test_the_older_python_screen_reads_the_modules_beside_the_edited_ones():
     new_package = package_modules(["tlz/__init__.py", "setup.py"], listing)
     assert "toolz/functoolz.py" in new_package and not {"docs/conf.py", "tests/test_py2.py"} & set(new_package)
     assert "toolz/functoolz.py" in older_python_only(files.get, new_package)
+
+
+def test_a_pin_older_than_the_guard_runs_on_gives_way_to_the_eras_line():
+    """pytest 2.7 has no `pytest.hookimpl`: evalkit's guard cannot load, so no test could run."""
+    old = era_of("2016-05-01T00:00:00Z")
+    assert runner_requirement(old, "pytest==2.7.2") == "pytest<4"
+    assert runner_requirement(old, "pytest<3") == "pytest<4"
+    assert runner_requirement(old, "pytest>=2.9,<3.11") == "pytest>=2.9,<3.11"  # allows 3.10: kept

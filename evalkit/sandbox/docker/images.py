@@ -211,7 +211,8 @@ def build_image(
         client.images.build(path=str(context), tag=tag, buildargs=buildargs, rm=True, forcerm=True, nocache=nocache)
     except docker.errors.BuildError as exc:
         said = _last_output(exc.build_log)
-        raise SandboxError(f"building {what}: {exc.msg}" + (f" (last output: {said})" if said else "")) from None
+        msg = re.sub(r"The command '(.{50}).*?' returned", r"The command '\1...' returned", str(exc.msg), flags=re.S)
+        raise SandboxError(f"building {what}: {msg}" + (f" (last output: {said})" if said else "")) from None
     except docker.errors.APIError as exc:
         raise SandboxError(f"building {what}: {exc.explanation or exc}") from None
 
@@ -226,4 +227,15 @@ def _last_output(build_log) -> str:
         for line in without_colour(text).splitlines()
         if line.strip() and not line.strip().startswith(("Step ", "---> ", "Removing intermediate"))
     ]
-    return lines[-1][:300] if lines else ""
+    if not lines:
+        return ""
+    # pip's and the compiler's own words say why better than what a script echoes after them
+    telling = [line for line in lines if _TELLING.search(line)]
+    said = telling[-1] if telling else lines[-1]
+    return said[:300] if said == lines[-1] else f"{said[:300]} | {lines[-1][:200]}"
+
+
+_TELLING = re.compile(
+    r"^ERROR: (?!Failed building wheel)|No matching distribution|fatal error:|error: command '|"
+    r"requires a different Python|No module named|not found$"
+)
