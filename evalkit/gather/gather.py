@@ -226,7 +226,7 @@ def _screen(
             if older := older_python_only(read, package_modules(changed_paths(screened.patch), listing)):
                 display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), stage, older)))
                 continue
-            env, era = detect_environment(read, has_folder), era_of(commit.date)
+            env, era = detect_environment(read, has_folder, listing), era_of(commit.date)
             image = write_recipe(env, g.name, g.out, g.options.ca_bundle, era)
         except Exception as exc:  # one commit's failure is one rejection
             display.screened_one(journal.reject(_failed(g, commit, stage, exc)))
