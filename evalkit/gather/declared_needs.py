@@ -37,10 +37,11 @@ Read = Callable[[str], str | None]
 # the configuration loads runs it (`--mypy`).
 NOT_FOR_TESTS = frozenset({
     "tox", "nox", "pre-commit", "twine", "build", "check-manifest", "bump2version", "bumpversion",
-    "codecov", "coveralls",
+    "codecov", "coveralls", "hatch", "pdm", "poetry", "pipenv", "flit",
+    "pip-tools",
     "flake8", "pylint", "mypy", "black", "isort", "ruff", "furo", "alabaster", "myst-parser",
 })  # fmt: skip
-NOT_FOR_TESTS_PREFIXES = ("sphinx", "mkdocs", "flake8-", "types-")
+NOT_FOR_TESTS_PREFIXES = ("sphinx", "mkdocs", "flake8-", "types-", "tox-")
 REQUIREMENT_FILES = (
     "requirements.txt", "requirements-dev.txt", "requirements-test.txt", "requirements_dev.txt",
     "requirements_test.txt", "test-requirements.txt", "dev-requirements.txt", "requirements/test.txt",
@@ -97,10 +98,17 @@ def requirements_file(read: Read, path: str, depth: int = 0, seen: set[str] | No
         line = line.split(" #")[0].strip()
         if include := _INCLUDE.match(line):
             target = posixpath.normpath(posixpath.join(posixpath.dirname(path), include.group(1)))
-            needs += requirements_file(read, target, depth + 1, seen)
+            needs += requirements_file(read, target, depth + 1, seen) if runs_tests(target) else []
         elif requirement := pip_requirement(line):
             needs.append(Need(requirement, path))
     return needs
+
+
+def runs_tests(path: str) -> bool:
+    """False for a requirements file whose name says docs, lint or typing (click's dev.txt includes
+    docs.txt and typing.txt beside tests.txt)."""
+    stem = posixpath.splitext(posixpath.basename(path).lower())[0]
+    return not set(re.split(r"[-_.]+", stem)) & _NOT_TESTS
 
 
 def requirement_files(listing: Callable[[str], list[str]]) -> list[str]:
@@ -113,14 +121,12 @@ def requirement_files(listing: Callable[[str], list[str]]) -> list[str]:
     found = list(REQUIREMENT_FILES)
     for path in listed:
         stem, ext = posixpath.splitext(posixpath.basename(path).lower())
-        words = set(re.split(r"[-_.]+", stem))
-        if ext not in (".txt", ".in") or words & _NOT_TESTS or not words & _RUNS_TESTS:
-            continue
-        if ext == ".txt" and f"{path[:-4]}.in" in listed:
+        if ext not in (".txt", ".in") or not runs_tests(path) or not set(re.split(r"[-_.]+", stem)) & _RUNS_TESTS:
             continue
         if path not in found:
             found.append(path)
-    return found
+    compiled = [p for p in found if p.endswith(".txt") and f"{p[:-4]}.in" in listed]
+    return list(dict.fromkeys(f"{p[:-4]}.in" if p in compiled else p for p in found))
 
 
 def _tox_line(line: str) -> list[str]:

@@ -8,7 +8,7 @@ import shlex
 from evalkit.gather.declared_needs import declared_needs, pip_requirement, requirement_files
 from evalkit.gather.environment import detect_environment
 from evalkit.gather.project_metadata import poetry_requirement, poetry_specifier
-from evalkit.gather.pytest_options import kept_addopts, needed_plugins, pytest_config
+from evalkit.gather.pytest_options import kept_addopts, needed_plugins, plugin_of_option, pytest_config
 
 
 def env_of(files: dict[str, str], folders: dict[str, list[str]] | None = None):
@@ -45,7 +45,7 @@ deps =
     pytest-cov
     -rrequirements-test.txt
     py38: importlib-metadata<5
-    lowest: attrs==20.1
+    lowest: six==1.0
     {[base]deps}
     -e .
 extras = tests
@@ -197,6 +197,12 @@ def test_requirements_files_anywhere_usual_with_includes_hashes_and_what_pypi_ca
     }  # fmt: skip
     # docs and lint files are not read; a pip-tools .in is read instead of its compiled .txt
     assert requirement_files(folders.get)[-3:] == ["requirements/base.in", "requirements/ci.txt", "reqs/testing.in"]
+    compiled = {"requirements": ["requirements/dev.in", "requirements/dev.txt", "requirements/docs.in"]}
+    read_first = requirement_files(lambda folder: compiled.get(folder, []))
+    assert "requirements/dev.in" in read_first and "requirements/dev.txt" not in read_first
+    dev_in = {"requirements/dev.in": "-r docs.in\n-r tests.in\npip-tools\n", "requirements/docs.in": "sphinx\nbabel\n",
+              "requirements/tests.in": "pytest-timeout\n"}  # fmt: skip
+    assert requirements_of(dev_in, compiled) == ["pytest-timeout"]  # docs.in is not followed, pip-tools is a tool
     files = {
         "test-requirements.txt": "-r requirements/base.txt\n--index-url https://x\nsix==1.16 \\\n"
         "    --hash=sha256:abc --hash=sha256:def\n-e git+https://github.com/x/y.git#egg=y\n./local-wheel\n"
@@ -260,6 +266,9 @@ def test_kept_addopts_drops_coverage_and_unknown_plugins_options_with_their_valu
     assert kept == ["-v", "--timeout", "30", "-m", "not slow", "--slow", "-p", "no:cacheprovider", "tests", "-rxs"]
     assert dropped == ["--cov=pkg", "--cov-report", "term", "-n=4", "--dist", "loadfile", "-p", "pytest_cov",
                        "--weird", "--cov"]  # fmt: skip
+    assert [plugin_of_option(o) for o in ("--timeout", "--cov=pkg", "-n4", "-v", "--benchmark-skip", "--what")] == [
+        "pytest-timeout", "pytest-cov", "pytest-xdist", None, "pytest-benchmark", None,
+    ]  # fmt: skip
     assert kept_addopts(["-nauto", "--reruns", "3"], ["pytest-xdist", "pytest-rerunfailures"]) == (
         ["-nauto", "--reruns", "3"], [],
     )  # fmt: skip
