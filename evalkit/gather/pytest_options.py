@@ -177,6 +177,12 @@ def _option(tokens: tuple[str, ...], index: int) -> tuple[Option, int]:
     return Option((token,), None, known), index + 1
 
 
+def plugin_of_option(option: str) -> str | None:
+    """The distribution that provides a pytest command-line option (`--timeout`, `--cov=pkg`, `-n4`),
+    None for pytest's own and for options the tables do not know (a repair reads a UsageError's)."""
+    return _option((option,), 0)[0].distribution
+
+
 def parse_addopts(tokens: Iterable[str]) -> list[Option]:
     """`addopts` as options, each with its value."""
     tokens = tuple(tokens)
