@@ -10,6 +10,7 @@ the tests (`NOT_FOR_TESTS`): a repository that lints in tox need not lint in its
 from __future__ import annotations
 
 import ast
+import configparser
 import posixpath
 import re
 from collections.abc import Callable, Iterable
@@ -144,7 +145,7 @@ def _tox_line(line: str) -> list[str]:
     return [line]
 
 
-def _tox_env(parser, read: Read, source: str) -> tuple[list[Need], list[str]]:
+def _tox_env(parser: configparser.ConfigParser, read: Read, source: str) -> tuple[list[Need], list[str]]:
     """The deps and extras of tox's `[testenv]`, or of a test-like env when `[testenv]` has no deps."""
     sections = [s for s in parser.sections() if s == "testenv" or s.startswith("testenv:")]
     chosen = [s for s in sections if s == "testenv" and parser.get(s, "deps", fallback="").strip()]
@@ -163,7 +164,8 @@ def _tox_env(parser, read: Read, source: str) -> tuple[list[Need], list[str]]:
                 continue
             needs += [Need(r, source) for entry in _tox_line(line) if (r := pip_requirement(entry))]
         value = parser.get(section, "extras", fallback="") or parser.get("testenv", "extras", fallback="")
-        extras += [e for line in lines_of(value) for e in _tox_line(line.replace(",", " ")) for e in e.split()]
+        for line in lines_of(value):  # `extras = tests, toml` or one a line, factors as in deps
+            extras += [name for entry in _tox_line(line.replace(",", " ")) for name in entry.split()]
     return needs, extras
 
 
