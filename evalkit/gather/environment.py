@@ -1,8 +1,8 @@
 """How to install and test a gathered repository, and the image recipe that does it.
 
-Dependencies are read, never executed: `[project]` dependencies and test/dev extras and
-dependency groups of pyproject.toml, `install_requires` / test extras of setup.cfg and (literal
-lists only) of setup.py's `setup(...)`, and the usual requirements files. The recipe follows the
+Dependencies are read, never executed (declared_needs.py: the project's metadata, tox, nox,
+Pipfile and requirements files; pytest_options.py: the plugins its pytest configuration needs).
+The recipe follows the
 commit's era (era.py): the venv gets the era's pytest (installed in it, whatever pytest the base
 has), PyPI is held to the era's end when that installs, and the base is the Python base
 `requires-python` / classifiers choose. A commit of today's era
@@ -15,9 +15,7 @@ host's); the agent phase still runs without network.
 
 from __future__ import annotations
 
-import ast
 import configparser
-import contextlib
 import hashlib
 import json
 import posixpath
@@ -25,28 +23,26 @@ import re
 import shutil
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from evalkit.errors import SetupError
+from evalkit.gather.declared_needs import declared_needs, runs_no_tests
 from evalkit.gather.era import CURRENT, Era, python_base_for, runner_requirement
+from evalkit.gather.project_metadata import lines_of, normalised
+from evalkit.gather.pytest_options import (
+    PLUGIN_TOOLS,
+    conftest_options,
+    kept_addopts,
+    needed_plugins,
+    override_addopts,
+    parse_addopts,
+    pytest_config,
+)
 from evalkit.pyparse import parse_python
 from evalkit.sandbox.env_recipe import CA_FILE, HOST_CA_BUNDLE, PIP_VERSION
 from evalkit.sandbox.python_bases import DEFAULT_BASE_IMAGE, PYTHON_BASES, PythonBase
 
-REQUIREMENT_FILES = (
-    "requirements.txt",
-    "requirements-dev.txt",
-    "requirements-test.txt",
-    "requirements_dev.txt",
-    "requirements_test.txt",
-    "test-requirements.txt",
-    "dev-requirements.txt",
-    "requirements/test.txt",
-    "requirements/tests.txt",
-    "requirements/dev.txt",
-)
-TEST_EXTRAS = ("test", "tests", "testing", "dev")
 RUNNER = "pytest"  # installed by the era's line (era.runner_requirement), the repository's pin kept
 _PYTHON_REQUIRES = re.compile(r"python_requires\s*=\s*[\"']([^\"']+)[\"']")
 INSTALL_PROJECT = "python -m pip install --quiet --no-deps --no-build-isolation --no-index -e ."
@@ -82,6 +78,9 @@ class Environment:
     runner_pin: str | None = None  # the repository's own pytest requirement, if any
     requires_python: str | None = None
     classifiers: list[str] = field(default_factory=list)
+    # the pytest configuration's addopts without `dropped_options` (None when it has none)
+    pytest_addopts: tuple[str, ...] | None = None
+    dropped_options: tuple[str, ...] = ()
     apt_packages: tuple[str, ...] = ()  # Debian packages a repair found the build needs (repair.py)
     python_suite: str | None = None  # a repair's older Python base (its Debian suite), over the declared one
 
@@ -99,81 +98,29 @@ class Environment:
     def test_command(self) -> str:
         """pytest, after an offline editable install of the project when it is installable: its
         metadata (importlib.metadata.version, entry points) then exists, and the code is still
-        imported from /workspace."""
+        imported from /workspace. `addopts` is overridden only when options had to be dropped."""
+        pytest = "python -m pytest"
+        if self.dropped_options:
+            pytest += " " + override_addopts(self.pytest_addopts or ())
         if not self.installable:
-            return "python -m pytest"
-        return f"{INSTALL_PROJECT} >/dev/null 2>&1; python -m pytest"
+            return pytest
+        return f"{INSTALL_PROJECT} >/dev/null 2>&1; {pytest}"
 
+    def without_options(self, names: tuple[str, ...]) -> Environment:
+        """This environment with the addopts options `names` (and their values) dropped too."""
+        kept: list[str] = []
+        dropped = list(self.dropped_options)
+        for option in parse_addopts(self.pytest_addopts or ()):
+            gone = option.tokens[0].split("=", 1)[0] in names
+            (dropped if gone else kept).extend(option.tokens)
+        dropped += [n for n in names if n not in dropped]  # named even when no addopts held it
+        return replace(self, pytest_addopts=tuple(kept), dropped_options=tuple(dropped))
 
-def _requirement_lines(text: str) -> list[str]:
-    lines = []
-    for raw in text.splitlines():
-        line = raw.split(" #")[0].strip()
-        if not line or line.startswith(("#", "-e", "--", ".")) or line.startswith("-r"):
-            continue
-        lines.append(line)
-    return lines
-
-
-def _from_pyproject(text: str) -> list[str]:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return []
-    project = data.get("project", {})
-    found = list(project.get("dependencies", []))
-    for extra in TEST_EXTRAS:
-        found += project.get("optional-dependencies", {}).get(extra, [])
-        found += [g for g in data.get("dependency-groups", {}).get(extra, []) if isinstance(g, str)]
-    return found
-
-
-def _from_setup_cfg(text: str) -> list[str]:
-    parser = configparser.ConfigParser()
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return []
-    found = _requirement_lines(parser.get("options", "install_requires", fallback=""))
-    for extra in TEST_EXTRAS:
-        found += _requirement_lines(parser.get("options.extras_require", extra, fallback=""))
-    return found
-
-
-def _from_setup_py(text: str) -> list[str]:
-    """`install_requires` and the test extras of a `setup(...)` call, when they are literal lists:
-    parsed, never run (Jinja 3.0 keeps its one dependency, MarkupSafe, only there)."""
-    try:
-        tree = parse_python(text)
-    except SyntaxError:
-        return []
-    found: list[str] = []
-    named = {}  # module-level NAME = literal (marshmallow: extras_require=EXTRAS_REQUIRE)
-    for statement in tree.body:
-        if (
-            isinstance(statement, ast.Assign)
-            and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name)
-        ):
-            with contextlib.suppress(ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                named[statement.targets[0].id] = ast.literal_eval(statement.value)
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup"):
-            continue
-        for keyword in node.keywords:
-            try:
-                value = (
-                    named.get(keyword.value.id)
-                    if isinstance(keyword.value, ast.Name)
-                    else ast.literal_eval(keyword.value)
-                )
-            except ValueError:
-                continue
-            if keyword.arg == "install_requires" and isinstance(value, list | tuple):
-                found += [r for r in value if isinstance(r, str)]
-            elif keyword.arg == "extras_require" and isinstance(value, dict):
-                found += [r for extra in TEST_EXTRAS for r in value.get(extra, []) if isinstance(r, str)]
-    return found
+    @staticmethod
+    def requirement_name(requirement: str) -> str:
+        """The distribution a requirement line names ('' for none)."""
+        match = _NAME.match(requirement)
+        return match.group(1) if match else ""
 
 
 def _python_facts(read: Callable[[str], str | None]) -> tuple[str | None, list[str]]:
@@ -197,36 +144,34 @@ def _python_facts(read: Callable[[str], str | None]) -> tuple[str | None, list[s
         except configparser.Error:
             parser = configparser.ConfigParser()
         requires = requires or parser.get("options", "python_requires", fallback=None)
-        classifiers = classifiers or _requirement_lines(parser.get("metadata", "classifiers", fallback=""))
+        classifiers = classifiers or lines_of(parser.get("metadata", "classifiers", fallback=""))
     setup_py = read("setup.py")
     if setup_py and not requires and (found := _PYTHON_REQUIRES.search(setup_py)):
         requires = found.group(1)
     return (requires.strip() if isinstance(requires, str) and requires.strip() else None), classifiers
 
 
-def detect_environment(read: Callable[[str], str | None], has_folder: Callable[[str], bool]) -> Environment:
-    """What the repository at its base commit needs to run its tests (pure given `read`)."""
-    requirements: list[str] = []
+def detect_environment(
+    read: Callable[[str], str | None],
+    has_folder: Callable[[str], bool],
+    listing: Callable[[str], list[str]] = lambda folder: [],
+) -> Environment:
+    """What the repository at its base commit needs to run its tests (pure given `read` and
+    `listing`, a folder's file paths)."""
+    declared = declared_needs(read, listing)
+    config = pytest_config(read)
+    plugins = needed_plugins(config) if config else []
+    tools = [PLUGIN_TOOLS[normalised(r)] for r, _ in plugins if normalised(r) in PLUGIN_TOOLS]
+    found = [(n.requirement, n.source) for n in declared.needs if n.runtime or not runs_no_tests(n.requirement, tools)]
+    found += plugins
+    unique: dict[str, str] = {}
     sources: list[str] = []
-    for name, parse in (
-        ("pyproject.toml", _from_pyproject),
-        ("setup.cfg", _from_setup_cfg),
-        ("setup.py", _from_setup_py),
-    ):
-        text = read(name)
-        if text:
-            found = parse(text)
-            if found:
-                requirements += found
-                sources.append(name)
-    for name in REQUIREMENT_FILES:
-        text = read(name)
-        if text:
-            requirements += _requirement_lines(text)
-            sources.append(name)
-    notes = []
-    if read("setup.py") and not sources:
-        notes.append("setup.py is not executed: install_requires not given as a literal list are not read")
+    for requirement, source in found:
+        match = _NAME.match(requirement)
+        name = normalised(match.group(1)) if match else ""
+        if name and name != declared.project and name not in unique:
+            unique[name] = requirement
+            sources += [] if source in sources else [source]
     pyproject = read("pyproject.toml")
     build: list[str] = []
     if pyproject:
@@ -237,18 +182,35 @@ def detect_environment(read: Callable[[str], str | None], has_folder: Callable[[
     installable = bool(build) or bool(read("setup.py")) or bool(read("setup.cfg"))
     if installable and not build:
         build = ["setuptools>=61", "wheel"]
-    requirements += build
-    unique: dict[str, str] = {}
-    for requirement in requirements:
-        match = _NAME.match(requirement)
-        if match:
-            unique.setdefault(match.group(1).lower().replace("_", "-"), requirement)
+    for requirement in build:
+        if match := _NAME.match(requirement):
+            unique.setdefault(normalised(match.group(1)), requirement)
     runner_pin = unique.pop(RUNNER, None)
+    notes = list(declared.notes)
+    kept, dropped = [], []
+    if config:
+        local = [*conftest_options(read), *_local_modules(read, config.addopts)]
+        kept, dropped = kept_addopts(config.addopts, unique, local)
+    if dropped:
+        notes.append(f"dropped from {config.source} addopts (coverage, or no plugin here defines them): "
+                     + " ".join(dropped))  # fmt: skip
     requires_python, classifiers = _python_facts(read)
     return Environment(
         sorted(unique.values()), sources, has_folder("src"), notes, installable, build,
-        runner_pin, requires_python, classifiers,
+        runner_pin, requires_python, classifiers, tuple(kept) if config else None, tuple(dropped),
     )  # fmt: skip
+
+
+def _local_modules(read: Callable[[str], str | None], addopts: tuple[str, ...]) -> list[str]:
+    """The `-p` plugin modules of `addopts` the repository itself has (`-p tests.plugin`)."""
+    names = [addopts[i + 1] for i, t in enumerate(addopts[:-1]) if t == "-p"]
+    names += [t[2:] for t in addopts if t.startswith("-p") and len(t) > 2 and not t.startswith("--")]
+    found = []
+    for name in names:
+        path = name.replace(".", "/")
+        if any(read(f"{top}{path}{end}") is not None for top in ("", "src/") for end in (".py", "/__init__.py")):
+            found.append(name)
+    return found
 
 
 # What today's Python says of code only an older one reads: Python 2, and `f(x for x in y, )`,

@@ -107,7 +107,8 @@ def _allows_guard(spec: str) -> bool:
             version = Version(one.version.replace(".*", ""))
         except InvalidVersion:
             continue
-        if (one.operator in ("==", "===", "~=", "<=") and version < least) or (one.operator == "<" and version <= least):
+        pins = one.operator in ("==", "===", "~=", "<=") and version < least
+        if pins or (one.operator == "<" and version <= least):
             return False
     return True
 

@@ -230,7 +230,7 @@ def _screen(
             if older := older_python_only(read, package_modules(changed_paths(screened.patch), listing)):
                 display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), stage, older)))
                 continue
-            env, era = detect_environment(read, has_folder), era_of(commit.date)
+            env, era = detect_environment(read, has_folder, listing), era_of(commit.date)
             image = write_recipe(env, g.name, g.out, g.options.ca_bundle, era)
         except Exception as exc:  # one commit's failure is one rejection
             display.screened_one(journal.reject(_failed(g, commit, stage, exc)))
@@ -270,7 +270,7 @@ def _validate(g: _Gathering, work: _Work, run_tests: TestsRunner) -> Task | Reje
 def _tested(
     g: _Gathering, work: _Work, run_tests: TestsRunner, prompt: str, meta: dict[str, str], left_out: str | None
 ) -> Task | Rejection:
-    options, name, out = g.options, g.name, g.out
+    options, name = g.options, g.name
     candidate, commit = work.candidate, work.candidate.commit
     if left_out:
         return Rejection(commit.sha, _subject(commit), "prompt", left_out)
@@ -292,7 +292,8 @@ def _tested(
     repaired = _repaired_tests(g, work, provisional, neighbours, run_tests)
     tests, env, rounds = repaired.tests, repaired.choice.env, tuple(repaired.rounds)
     if tests.reason:
-        return Rejection(commit.sha, _subject(commit), "validation", tests.reason, tests.environment, repaired.loss, rounds)
+        why = (tests.reason, tests.environment, repaired.loss, rounds)
+        return Rejection(commit.sha, _subject(commit), "validation", *why)
     sampled = len(tests.fail_to_pass) < tests.fail_to_pass_total
     metadata = {
         "commit": commit.sha,

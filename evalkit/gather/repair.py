@@ -39,6 +39,7 @@ from enum import StrEnum
 from functools import cache
 from importlib import resources
 
+from evalkit.gather.project_metadata import normalised
 from evalkit.wording import without_colour
 
 
@@ -98,10 +99,6 @@ class Tried:
     held_to_commit_date: bool = False
     older_runner: str = ""  # the next lower pytest ceiling there is ("" when none)
     fixes: tuple[Fix, ...] = field(default_factory=tuple)
-
-
-def normalised(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 # --- reading the failure -------------------------------------------------------------------------

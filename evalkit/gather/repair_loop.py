@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 
 from evalkit.gather.environment import Environment
 from evalkit.gather.era import ERAS, Era
-from evalkit.gather.repair import Fix, LossClass, Tried, diagnose, next_fix, normalised
+from evalkit.gather.project_metadata import normalised
+from evalkit.gather.repair import Fix, LossClass, Tried, diagnose, next_fix
 from evalkit.gather.validate import CandidateTests
 from evalkit.sandbox.python_bases import PYTHON_BASES
 
@@ -94,7 +95,7 @@ def tried_of(choice: EnvChoice, runner: str = "pytest") -> Tried:
     env, era = choice.env, choice.era
     return Tried(
         requirements=[*env.requirements, runner],
-        dropped_options=env.dropped_options,
+        dropped_options=[t.split("=", 1)[0] for t in env.dropped_options if t.startswith("-")],
         apt_packages=env.apt_packages,
         older_bases_left=len(_older_bases(env, era)),
         held_to_commit_date=any(f.hold_to_commit_date for f in choice.fixes),

@@ -73,6 +73,7 @@ def funnel_of(scanned: int, decisions: list[Decision], kept: int) -> Funnel:
     """The funnel of a window of `scanned` commits whose decided commits are `decisions`."""
     rejected = Counter(d.stage for d in decisions if d.outcome == "rejected")
     accepted = sum(d.outcome == "accepted" for d in decisions)
+    losses = Counter(d.loss or "other" for d in decisions if d.environment == "failed")
     screened_out = rejected.get("history", 0)
     return Funnel(
         scanned=scanned,
@@ -84,7 +85,7 @@ def funnel_of(scanned: int, decisions: list[Decision], kept: int) -> Funnel:
         rejected_by_stage=dict(sorted(rejected.items())),
         environment_ran=sum(d.environment == "ran" for d in decisions),
         environment_failed=sum(d.environment == "failed" for d in decisions),
-        environment_losses=dict(Counter(d.loss or "other" for d in decisions if d.environment == "failed").most_common()),
+        environment_losses=dict(losses.most_common()),
         environment_repaired=sum(bool(d.repairs) and d.environment == "ran" for d in decisions),
     )
 

@@ -116,14 +116,22 @@ def test_the_funnel_reports_the_share_of_environments_that_ran_the_tests(tmp_pat
     journal = Journal(tmp_path, "/r")
     decisions = [decision(journal, "a", "history"), decision(journal, "b", "validation", "accepted")]
     decisions += [journal.reject(Rejection(s, s, "validation", "tests fail", "ran")) for s in "cd"]
-    decisions += [journal.reject(Rejection("e", "e", "validation", "ImportError: MutableMapping", "failed"))]
+    rounds = ("interpreter too new: an older Python base → still not running",)
+    lost = Rejection("e", "e", "validation", "ImportError: MutableMapping", "failed", "interpreter too new", rounds)
+    decisions += [journal.reject(lost)]
     decisions += [journal.reject(Rejection("f", "f", "environment", "code for an older Python"))]
-    reread = Journal(tmp_path, "/r").read()  # the evidence survives a resumed gather
+    repaired = ["unknown option: install pytest-timeout → ran"]
+    decisions[1] = journal.accept(task(), "b", "b", repaired)
+    reread = Journal(tmp_path, "/r").read()  # the evidence, classes and rounds survive a resumed gather
+    assert reread["e"].rejection() == lost and reread["b"].repairs == repaired
     funnel = funnel_of(6, list(reread.values()), kept=1)
     assert (funnel.environment_ran, funnel.environment_failed) == (3, 1)
     assert (funnel.candidates, funnel.validated) == (5, 4)  # the environment-stage one never reached a sandbox
     assert funnel.as_json()["environment_rate"] == 0.75
-    assert funnel.line().endswith("environment ran the tests of 3 of 4 (75%)")
+    assert funnel.environment_losses == {"interpreter too new": 1} and funnel.environment_repaired == 1
+    assert funnel.line().endswith(
+        "environment ran the tests of 3 of 4 (75%), 1 after a repair; lost: 1 interpreter too new"
+    )
     assert funnel_of(1, decisions[:1], kept=0).environment_rate is None
 
 

@@ -40,7 +40,9 @@ def test_a_missing_plugin_is_installed_and_the_tests_run_again():
 
     recipes = Recipes()
     start = EnvChoice(Environment(requirements=["attrs"]), CURRENT, "../_env/attrs")
-    done = repaired_tests(start, run, RepairBook(recipes.write), "2024-05-01T10:00:00+02:00", set().__contains__, _plugin)
+    done = repaired_tests(
+        start, run, RepairBook(recipes.write), "2024-05-01T10:00:00+02:00", set().__contains__, _plugin
+    )
     assert done.tests is RAN and done.loss == ""
     assert done.rounds == ["unknown option: install pytest-timeout → ran"]
     assert seen[1].env.requirements == ["attrs", "pytest-timeout"] and seen[1].image == "../_env/attrs+pytest-timeout"
@@ -53,7 +55,9 @@ def test_the_next_candidate_of_the_same_recipe_starts_repaired():
     outcomes = iter([_failed(NO_YAML), RAN])
     repaired_tests(start, lambda c: next(outcomes), book, "2024-05-01", set().__contains__, _plugin)
     images: list[str] = []
-    later = repaired_tests(start, lambda c: images.append(c.image) or RAN, book, "2024-06-01", set().__contains__, _plugin)
+    later = repaired_tests(
+        start, lambda c: images.append(c.image) or RAN, book, "2024-06-01", set().__contains__, _plugin
+    )
     assert images == ["../_env/attrs+PyYAML"] and later.rounds == [] and len(recipes.written) == 1
 
 
@@ -69,7 +73,14 @@ def test_rounds_are_bounded_and_the_loss_is_named_by_class():
 
 def test_a_failure_no_class_explains_is_lost_as_other_without_a_round():
     start = EnvChoice(Environment(), CURRENT, "python")
-    done = repaired_tests(start, lambda c: _failed("Segmentation fault\n"), RepairBook(Recipes().write), "2024", set().__contains__, _plugin)
+    done = repaired_tests(
+        start,
+        lambda c: _failed("Segmentation fault\n"),
+        RepairBook(Recipes().write),
+        "2024",
+        set().__contains__,
+        _plugin,
+    )
     assert done.rounds == [] and done.loss == "other"
 
 
@@ -93,7 +104,9 @@ def test_an_older_python_and_a_date_hold_are_fixes_of_their_own():
 
     env, era = apply_fix(start, Fix(LossClass.PYTHON_TOO_NEW, older_python=True), "2023-03-01T12:00:00+01:00")
     assert env.python_base.suite == "bullseye" and era == start.era  # bookworm's 3.11 → bullseye's 3.9
-    env, era = apply_fix(start, Fix(LossClass.DEPENDENCY_TOO_NEW, hold_to_commit_date=True), "2023-03-01T12:00:00+01:00")
+    env, era = apply_fix(
+        start, Fix(LossClass.DEPENDENCY_TOO_NEW, hold_to_commit_date=True), "2023-03-01T12:00:00+01:00"
+    )
     assert era.pypi_as_of == "2023-03-01T11:00:00Z" and era.name == start.era.name
 
 
