@@ -277,6 +277,17 @@ install
 """
 
 
+# pytest's own dependencies: a repository's pin of one (`py==1.4.12`, 2012) holds pytest to the release
+# that wanted it, older than the era's and than any the guard loads in; pytest chooses them instead
+RUNNER_DEPENDENCIES = frozenset({"py", "pluggy", "iniconfig", "exceptiongroup", "pytest-runner"})
+
+
+def unpinned_runner_dependency(requirement: str) -> str:
+    """`requirement`, without its version when it names one of pytest's own dependencies."""
+    name = Environment.requirement_name(requirement)
+    return name if normalised(name) in RUNNER_DEPENDENCIES else requirement
+
+
 def recipe_files(env: Environment, repo_name: str, era: Era, pip_wheel: str) -> dict[str, str]:
     """The recipe's text files (Dockerfile, install.sh, requirements.txt) for `env` in `era` (pure)."""
     runner = runner_requirement(era, env.runner_pin)
@@ -299,7 +310,7 @@ def recipe_files(env: Environment, repo_name: str, era: Era, pip_wheel: str) -> 
             apt=apt,
         ),
         "install.sh": INSTALL_SCRIPT.format(era=era.name, hold=hold, runner=json.dumps(runner)),
-        "requirements.txt": "".join(f"{r}\n" for r in [*env.requirements, runner]),
+        "requirements.txt": "".join(f"{r}\n" for r in [*map(unpinned_runner_dependency, env.requirements), runner]),
     }
 
 

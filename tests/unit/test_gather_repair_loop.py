@@ -121,3 +121,12 @@ def test_the_pytest_before_todays_is_the_previous_major():
     assert older_runner(CURRENT) == "<9"
     assert older_runner(era_of("2025-01-01T00:00:00Z")) == "<8"
     assert older_runner(era_of("2012-01-01T00:00:00Z")) == ""
+
+
+def test_a_pin_of_pytests_own_dependency_does_not_hold_pytest_back():
+    """`py==1.4.12` (jmespath, 2013) made pip choose pytest 2.3, which evalkit's guard cannot load in."""
+    from evalkit.gather.environment import recipe_files
+
+    env = Environment(requirements=["nose==1.2.1", "py==1.4.12", "pluggy>=0.3,<0.4"])
+    lines = recipe_files(env, "jmespath", era_of("2016-01-01T00:00:00Z"), "pip.whl")["requirements.txt"].splitlines()
+    assert lines == ["nose==1.2.1", "py", "pluggy", "pytest<4"]
