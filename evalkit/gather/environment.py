@@ -257,23 +257,36 @@ def older_python_only(read: Callable[[str], str | None], paths: list[str]) -> st
 INSTALL_SCRIPT = """\
 #!/bin/sh
 # Written by `evalkit gather`: the era's pytest ({era}) in the venv, whatever pytest the base has,
-# then the repository's test dependencies; PyPI held to {hold} when that installs, else today's
-# PyPI with the runner's ceiling kept (old releases may have no wheel for the base's Python).
+# then the repository's test dependencies, PyPI held to {hold}. When the set does not install as a
+# whole, one requirement at a time: each held to the date when it installs so, else from today's
+# PyPI, else left out (a Python 2 backport, a release PyPI lost), so that one bad line does not
+# bring every other dependency to today's releases.
 set -u
-install() {{
-  /opt/venv/bin/python -m pip install --no-cache-dir --disable-pip-version-check \\
-    --cert /opt/evalkit-env/ca-bundle.crt --ignore-installed {runner} \\
-  && /opt/venv/bin/python -m pip install --no-cache-dir --disable-pip-version-check \\
-    --cert /opt/evalkit-env/ca-bundle.crt -r /opt/evalkit-env/requirements.txt
+pip() {{
+  /opt/venv/bin/python -m pip --disable-pip-version-check install --no-cache-dir \
+    --cert /opt/evalkit-env/ca-bundle.crt "$@"
 }}
 hold={hold}
 if [ "$hold" != today ]; then
   PIP_UPLOADED_PRIOR_TO=$hold; export PIP_UPLOADED_PRIOR_TO
-  if install; then exit 0; fi
-  echo "not installable from PyPI as of $hold: trying today's PyPI" >&2
-  unset PIP_UPLOADED_PRIOR_TO
 fi
-install
+# no requirement installed later may move pytest off the era's line
+printf '%s\\n' {runner} > /opt/evalkit-env/runner-constraint.txt
+pip --ignore-installed {runner} || env -u PIP_UPLOADED_PRIOR_TO /opt/venv/bin/python -m pip \
+  --disable-pip-version-check install --no-cache-dir --cert /opt/evalkit-env/ca-bundle.crt \
+  --ignore-installed {runner} || exit 1
+PIP_CONSTRAINT=/opt/evalkit-env/runner-constraint.txt; export PIP_CONSTRAINT
+if pip -r /opt/evalkit-env/requirements.txt; then exit 0; fi
+echo "the requirements do not install together as of $hold: one at a time" >&2
+while IFS= read -r requirement; do
+  [ -n "$requirement" ] || continue
+  pip "$requirement" && continue
+  [ "$hold" != today ] && env -u PIP_UPLOADED_PRIOR_TO /opt/venv/bin/python -m pip --disable-pip-version-check \
+    install --no-cache-dir --cert /opt/evalkit-env/ca-bundle.crt "$requirement" \
+    && echo "evalkit: $requirement from today's PyPI" >&2 && continue
+  echo "evalkit: $requirement left out: not installable" >&2
+done < /opt/evalkit-env/requirements.txt
+exit 0
 """
 
 

@@ -233,7 +233,10 @@ def diagnose(output: str, local: Callable[[str], bool] = lambda _name: False) ->
     for found in _NO_MODULE.finditer(text):
         module = found[1]
         if not local(module.split(".")[0]) and not _standard(module):
-            return Diagnosis(LossClass.MISSING_MODULE, module, found[0])
+            # Python names the first part it cannot find: a missing submodule's package is there, in
+            # a release that no longer has it (`marshmallow.compat`, gone in marshmallow 3)
+            loss = LossClass.DEPENDENCY_TOO_NEW if "." in module else LossClass.MISSING_MODULE
+            return Diagnosis(loss, module, found[0])
     for pattern, table in ((_FIXTURE, PLUGIN_FIXTURES), (_MARKER, PLUGIN_MARKERS)):
         for found in pattern.finditer(text):
             if found[1] in table:

@@ -8,7 +8,7 @@ import pytest
 from conftest import run_evalkit
 from shop_repo import EXPECTED_REJECTIONS, EXPECTED_TASK_SUBJECTS, FLAKY_TEST, build_shop_repo
 
-from evalkit.gather.environment import detect_environment, write_recipe
+from evalkit.gather.environment import Environment, detect_environment, write_recipe
 from evalkit.sandbox.docker.images import resolve_image
 from evalkit.tasks import load_suite
 
@@ -107,3 +107,24 @@ def test_an_installable_project_gets_its_metadata_at_test_time(docker_engine, tm
         tag, ["bash", "-c", f"{project} && {command}"], remove=True, user="1000", network_disabled=True
     )
     assert output.decode().split() == ["0.0.0", "/workspace/demo_pkg/__init__.py"]
+
+
+def test_a_requirement_that_breaks_the_held_set_costs_only_itself(docker_engine, tmp_path):
+    """One line PyPI cannot give (a pin of a release that never was) must not move every other
+    dependency to today's releases: the rest stays held to the era's date, a requirement first
+    released after it comes from today's PyPI, the bad one is left out, and pytest keeps its line."""
+    from evalkit.gather.era import Era
+
+    era = Era("test-2019", "<5", "2019-01-01T00:00:00Z", python="bullseye")
+    env = Environment(requirements=["six", "tomli", "pytest-pep8==99.0"])
+    recipe = (tmp_path / "suite" / "task" / write_recipe(env, "held", tmp_path / "suite", era=era)).resolve()
+    tag = resolve_image(docker_engine, str(recipe))
+    probe = "import six, tomli, pytest; print(six.__version__, pytest.__version__.split('.')[0])"
+    said = docker_engine.containers.run(tag, ["python3", "-c", probe], remove=True, user="1000", network_disabled=True)
+    six, pytest_major = said.decode().split()  # tomli imports: first released in 2021, from today's PyPI
+    assert six == "1.12.0" and int(pytest_major) < 5  # six as of 2019-01-01 (today's is 1.17), pytest on its line
+    shown = docker_engine.containers.run(
+        tag, ["sh", "-c", "python3 -m pip show pytest-pep8 >/dev/null 2>&1 && echo there || echo absent"],
+        remove=True, user="1000", network_disabled=True,
+    )  # fmt: skip
+    assert shown.decode().strip() == "absent"

@@ -125,3 +125,9 @@ def test_a_conftest_hook_a_later_pytest_removed_asks_for_the_previous_major():
     fix = next_fix(found, Tried(older_runner="<9"))
     assert fix.runner_ceiling == "<9" and fix.describe() == "pytest too new: pytest<9"
     assert next_fix(found, Tried(older_runner="")) is None
+
+
+def test_a_missing_submodule_of_an_installed_package_is_a_dependency_too_new():
+    found = diagnose("E   ModuleNotFoundError: No module named 'marshmallow.compat'\n")
+    assert found.loss is LossClass.DEPENDENCY_TOO_NEW and found.subject == "marshmallow.compat"
+    assert next_fix(found, Tried()).hold_to_commit_date
