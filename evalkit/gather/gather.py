@@ -13,10 +13,9 @@ accepted commits in history order (newest first), and a candidate is validated o
 from __future__ import annotations
 
 import json
-import subprocess
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -26,6 +25,7 @@ from rich.console import Console
 from evalkit.diffs import DEFAULT_TEST_GLOBS, changed_paths, parsed_diff
 from evalkit.errors import EvalkitError
 from evalkit.files import write_atomic
+from evalkit.gather.commit_tree import folder_files, neighbour_modules, tree_reader
 from evalkit.gather.display import GatherDisplay
 from evalkit.gather.environment import (
     Environment,
@@ -43,7 +43,6 @@ from evalkit.gather.history import (
     SizeLimits,
     commits,
     git,
-    is_test_module,
     screen,
     split_commit,
     test_modules,
@@ -57,6 +56,7 @@ from evalkit.gather.repair_loop import EnvChoice, RepairBook, RepairedTests, pro
 from evalkit.gather.report import REPORT, GatherReport, funnel_of
 from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION
 from evalkit.gather.task_prompt import task_prompt
+from evalkit.gather.unexplained import behaviour_unasked
 from evalkit.gather.validate import CandidateTests, validate_candidate
 from evalkit.models.client import ChatClient
 from evalkit.runs.executor import Executor, NodeFailure
@@ -70,7 +70,7 @@ from evalkit.sandbox.env_recipe import HOST_CA_BUNDLE
 from evalkit.sandbox.protocol import SandboxBackend, engine_of
 from evalkit.sandbox.workspace import cached_clone
 from evalkit.tasks.load import SUITE_FILE, load_suite
-from evalkit.tasks.model import Task, TaskSource, TestSpec
+from evalkit.tasks.model import UNDERSPECIFIED, Task, TaskSource, TestSpec
 from evalkit.tasks.write import remove_task_folder, write_suite
 from evalkit.wording import counted
 
@@ -122,50 +122,6 @@ def open_repository(repo: str, cache: Path | None = None) -> tuple[Path, str]:
     if "://" not in repo and not repo.startswith("git@"):
         raise EvalkitError(f"{repo}: no such folder, and not a URL")
     return cached_clone(repo, cache, hint="clone it yourself and pass the folder"), repo
-
-
-def _reader(repo: Path, commit: str) -> tuple[Callable[[str], str | None], Callable[[str], bool]]:
-    def read(path: str) -> str | None:
-        result = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=repo, capture_output=True, text=True)
-        return result.stdout if result.returncode == 0 else None
-
-    def has_folder(path: str) -> bool:
-        result = subprocess.run(["git", "cat-file", "-t", f"{commit}:{path}"], cwd=repo, capture_output=True, text=True)
-        return result.stdout.strip() == "tree"
-
-    return read, has_folder
-
-
-def _folder_files(repo: Path, commit: str, folder: str) -> list[str]:
-    """The paths of the files directly in `folder` at `commit`."""
-    spec = f"{folder}/" if folder else "."
-    result = subprocess.run(
-        ["git", "ls-tree", "--name-only", commit, "--", spec], cwd=repo, capture_output=True, text=True
-    )
-    return result.stdout.splitlines() if result.returncode == 0 else []
-
-
-def neighbour_modules(
-    repo: Path,
-    commit: str,
-    touched: list[str],
-    limit: int,
-    patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES,
-    leave_out: Collection[str] = (),
-) -> list[str]:
-    """Up to `limit` test modules (named as `patterns` say) already in the tree at `commit`, from the
-    folders of the touched ones (nearest first: same folder, sorted by name); none of `leave_out`
-    (the modules the test part deletes: pytest would not find them)."""
-    if limit <= 0 or not touched:
-        return []
-    folders = {str(Path(p).parent) for p in touched}
-    listed = subprocess.run(["git", "ls-tree", "-r", "--name-only", commit], cwd=repo, capture_output=True, text=True)
-    found = []
-    for path in sorted(listed.stdout.splitlines()):
-        beside = str(Path(path).parent) in folders and path not in touched and path not in leave_out
-        if beside and is_test_module(path, patterns):
-            found.append(path)
-    return found[:limit]
 
 
 def _prompt(local: Path, candidate: Candidate, options: GatherOptions) -> tuple[str, dict[str, str], str | None]:
@@ -225,8 +181,8 @@ def _screen(
                 display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), stage, screened)))
                 continue
             stage = "environment"
-            read, has_folder = _reader(g.local, commit.parent)
-            listing = partial(_folder_files, g.local, commit.parent)
+            read, has_folder = tree_reader(g.local, commit.parent)
+            listing = partial(folder_files, g.local, commit.parent)
             if older := older_python_only(read, package_modules(changed_paths(screened.patch), listing)):
                 display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), stage, older)))
                 continue
@@ -294,6 +250,9 @@ def _tested(
     if tests.reason:
         why = (tests.reason, tests.environment, repaired.loss, rounds)
         return Rejection(commit.sha, _subject(commit), "validation", *why)
+    if (unasked := behaviour_unasked(_subject(commit), tests.failed_before)) and not options.keep_underspecified:
+        return Rejection(commit.sha, _subject(commit), "validation", f"underspecified: {unasked}", tests.environment)
+    meta = {**meta, **({UNDERSPECIFIED: ", ".join(tests.failed_before)} if unasked else {})}
     sampled = len(tests.fail_to_pass) < tests.fail_to_pass_total
     metadata = {
         "commit": commit.sha,

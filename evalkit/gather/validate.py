@@ -47,6 +47,7 @@ class CandidateTests:
     # "failed": no test passed in any run (the image, the install or the collection failed)
     environment: str = ""
     output: str = ""  # a rejected candidate's failing run (error and log, cut): what the repair reads
+    failed_before: list[str] = field(default_factory=list)  # FAIL_TO_PASS tests that ran and failed on the base
 
 
 def _stable(runs: list[CorrectnessResult]) -> tuple[dict[str, TestStatus], set[str]]:
@@ -89,6 +90,7 @@ def classify_tests(
     p2p = sorted(t for t, s in after.items() if s == TestStatus.PASSED and before.get(t) == TestStatus.PASSED)
     broken = sorted(t for t, s in after.items() if s in (TestStatus.FAILED, TestStatus.ERROR))
     lists = CandidateTests(sample_per_function(f2p, per_function), p2p, sorted(flaky), broken, len(f2p))
+    lists.failed_before = [t for t in lists.fail_to_pass if before.get(t) == TestStatus.FAILED]
     if len(p2p) > cap:
         lists.pass_to_pass = sorted(random.Random(seed).sample(p2p, cap))
     said = f": {first_error}" if first_error else ""

@@ -118,7 +118,7 @@ def test_a_commit_is_split_by_the_layout_read_at_that_commit(tmp_path):
 def test_a_test_module_the_commit_deletes_is_no_neighbour_to_run(tmp_path):
     """Seen on pyflakes (#684): the test part deletes `test_checker.py`, which was run beside the
     touched modules for PASS_TO_PASS, and pytest said 'file or directory not found'."""
-    from evalkit.gather.gather import neighbour_modules
+    from evalkit.gather.commit_tree import neighbour_modules
 
     repo = tmp_path / "r"
     (repo / "tests").mkdir(parents=True)
