@@ -216,7 +216,8 @@ def _screen(
             patterns = layout.python_files if layout else DEFAULT_PYTHON_FILES
             patch, test_patch = split_commit(g.local, commit, globs)
             read = partial(texts_at, g.local, commit.parent, commit.sha)
-            screened = screen(commit, patch, test_patch, g.options.limits, patterns, read)
+            at = g.trees.at_commit(commit.sha, globs, patterns)
+            screened = screen(commit, patch, test_patch, g.options.limits, patterns, read, at)
             if isinstance(screened, str):
                 display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), stage, screened)))
                 continue
@@ -237,8 +238,8 @@ def _screen(
     return queue
 
 
-# (provisional task, neighbour modules, python_files patterns) → its tests
-TestsRunner = Callable[[Task, list[str], tuple[str, ...]], CandidateTests]
+# (provisional task, neighbour modules, python_files patterns, modules to run) → its tests
+TestsRunner = Callable[[Task, list[str], tuple[str, ...], list[str]], CandidateTests]
 
 
 def _failed(g: _Gathering, commit: Commit, stage: str, error: Exception) -> Rejection:
@@ -281,11 +282,11 @@ def _tested(
         patch=candidate.patch,
         test_patch=candidate.test_patch,
     )
-    touched = test_modules(candidate.test_patch, work.patterns)
+    touched = list(candidate.test_files) or test_modules(candidate.test_patch, work.patterns)
     deleted = [p.path for p in parsed_diff(candidate.test_patch) if p.is_removed_file]  # not there to run
     limit = options.neighbour_modules
     neighbours = neighbour_modules(g.local, commit.parent, touched, limit, work.patterns, leave_out=deleted)
-    tests = run_tests(provisional, neighbours, work.patterns)
+    tests = run_tests(provisional, neighbours, work.patterns, touched)
     if tests.reason:
         return Rejection(commit.sha, _subject(commit), "validation", tests.reason, tests.environment)
     sampled = len(tests.fail_to_pass) < tests.fail_to_pass_total
@@ -299,6 +300,7 @@ def _tested(
         **({"environment": ", ".join(work.env.sources)} if work.env.sources else {}),
         **({"flaky_tests": ", ".join(tests.flaky)} if tests.flaky else {}),
         **({"failing_with_change": ", ".join(tests.broken)} if tests.broken else {}),
+        **({"position_dependent_tests": tests.positions_said()} if tests.position_dependent else {}),
         **({"fail_to_pass_total": str(tests.fail_to_pass_total)} if sampled else {}),
         **({"fail_to_pass_sample": f"at most {options.max_ids_per_test} ids per test function"} if sampled else {}),
         **({"validated_on": tests.node} if tests.node else {}),  # a cluster node
@@ -377,14 +379,15 @@ def _tests_runner(
 ) -> TestsRunner:
     """How a candidate's tests run: here on `backend`, or on a node of the executor's cluster."""
     if not executor.remote:
-        return lambda task, neighbours, patterns: validate_candidate(
-            task, backend, options.runs, options.max_pass_to_pass, neighbours, options.max_ids_per_test, patterns
+        runs, cap, per_function = options.runs, options.max_pass_to_pass, options.max_ids_per_test
+        return lambda task, neighbours, patterns, to_run: validate_candidate(
+            task, backend, runs, cap, neighbours, per_function, patterns, to_run
         )
     check = NodeCandidateCheck(
         backend.run_id, backend_name, options.runs, options.max_pass_to_pass, options.max_ids_per_test
     )
-    return lambda task, neighbours, patterns: executor.call(
-        check, CandidateOnNode(travelling(task, backend, registry), neighbours, patterns)
+    return lambda task, neighbours, patterns, to_run: executor.call(
+        check, CandidateOnNode(travelling(task, backend, registry), neighbours, patterns, to_run)
     )
 
 
