@@ -7,7 +7,9 @@ such a commit are those that read the data, found at the commit: test modules in
 or a folder above it whose string literals name the data file, a folder on the way to it
 (`os.path.join(here, "testsuite")`, `Path(__file__).parent / "fixtures"`), or a glob matching it
 (`glob("data/*.md")`). A module in the data's own folder that lists its folder (`os.listdir`,
-`glob`, `iterdir` with no literal naming it) reads it as well.
+`glob`, `iterdir` with no literal naming it) reads it as well. The modules that name a file itself
+win over those that only reach its folder: every plugin's test module names `fixtures`, one names
+`colon_fence.md`.
 """
 
 from __future__ import annotations
@@ -37,53 +39,67 @@ def string_literals(source: str) -> frozenset[str]:
     return frozenset(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
 
 
-def _names_of(data: str, module_folder: str, folders_too: bool) -> set[str]:
-    """How a module in `module_folder` can name `data`: its file name, its path from the module's
-    folder or the top, and (`folders_too`) the folders on the way."""
-    rel = posixpath.relpath(data, module_folder or ".")
-    names = {posixpath.basename(data), rel, data}
-    if not folders_too:
-        return names
-    folder = posixpath.dirname(rel)
-    while folder:
-        names.add(folder)
-        names.add(posixpath.basename(folder))
-        folder = posixpath.dirname(folder)
-    data_folder = posixpath.dirname(data)
-    if data_folder:
-        names |= {data_folder, posixpath.basename(data_folder)}
+def _file_names(data: str, module_folder: str) -> set[str]:
+    """How a module in `module_folder` names `data` itself: its file name, or its path from the
+    module's folder or from the top."""
+    return {posixpath.basename(data), posixpath.relpath(data, module_folder or "."), data}
+
+
+def _folder_names(data: str, module_folder: str) -> set[str]:
+    """The folders on the way from the module's folder to `data`, by path and by name."""
+    names = set()
+    for start in (posixpath.dirname(posixpath.relpath(data, module_folder or ".")), posixpath.dirname(data)):
+        folder = start
+        while folder:
+            names |= {folder, posixpath.basename(folder)}
+            folder = posixpath.dirname(folder)
     return names
 
 
-def _names(literal: str, names: set[str], data: str) -> bool:
+def _as_path(literal: str) -> str:
     path = literal.strip().removeprefix("./").rstrip("/")
-    if not path or len(path) > 200:
-        return False
-    if path in names or any(path.endswith("/" + n) for n in names if "/" in n):
-        return True
-    return "*" in path and (fnmatch.fnmatch(posixpath.basename(data), posixpath.basename(path)))
+    return path if len(path) <= 200 else ""
 
 
-def reads_data(module: str, text: str, data: str) -> bool:
-    """The test module (`text` at the commit) reads the data file: it lies in the data's folder or
-    above it and names it, a folder on the way, or a glob matching it, or lists its own folder."""
+def _named(path: str, names: set[str]) -> bool:
+    return bool(path) and (path in names or any(path.endswith("/" + n) for n in names if "/" in n))
+
+
+def how_read(module: str, text: str, data: str) -> int:
+    """How surely the test module (`text` at the commit) reads the data file: 2 when it names the
+    file (or its stem beside its extension: `load(name + ".txt")`), 1 when it names a folder on the
+    way while building paths, a glob matching it, or lists the data's folder, its own; else 0."""
     folder = posixpath.dirname(module)
     if folder and not (data + "/").startswith(folder + "/"):
-        return False
-    names = _names_of(data, folder, folders_too=bool(_BUILDS_PATHS.search(text)))
-    if any(_names(literal, names, data) for literal in string_literals(text)):
-        return True
-    return posixpath.dirname(data) == folder and bool(_LISTS_FOLDER.search(text))
+        return 0
+    paths = {_as_path(literal) for literal in string_literals(text)} - {""}
+    stem, extension = posixpath.splitext(posixpath.basename(data))
+    if any(_named(p, _file_names(data, folder)) for p in paths):
+        return 2
+    if len(stem) >= 3 and stem in paths and extension and (extension in paths or extension[1:] in paths):
+        return 2
+    folders = _folder_names(data, folder) if _BUILDS_PATHS.search(text) else set()
+    globbed = any("*" in p and fnmatch.fnmatch(posixpath.basename(data), posixpath.basename(p)) for p in paths)
+    if any(_named(p, folders) for p in paths) or globbed:
+        return 1
+    return int(posixpath.dirname(data) == folder and bool(_LISTS_FOLDER.search(text)))
 
 
 def data_readers(data: Iterable[str], modules: Iterable[str], read: Callable[[str], str | None]) -> list[str]:
     """The test modules (`modules`: those in the tree at the commit; `read`: a file's text there)
-    that read any of the `data` files, sorted."""
+    that read any of the `data` files, sorted: for each file, the modules that name it, else those
+    that reach it through its folder (every plugin's module names `fixtures`; one names `abbr.txt`)."""
     wanted = list(data)
-    found = []
+    surely: dict[str, dict[str, int]] = {d: {} for d in wanted}
     for module in sorted(modules)[:MAX_MODULES_READ]:
         folder = posixpath.dirname(module)
         near = [d for d in wanted if not folder or (d + "/").startswith(folder + "/")]
-        if near and (text := read(module)) and any(reads_data(module, text, d) for d in near):
-            found.append(module)
-    return found
+        text = read(module) if near else None
+        for d in near if text else ():
+            if level := how_read(module, text, d):
+                surely[d][module] = level
+    found = set()
+    for levels in surely.values():
+        best = max(levels.values(), default=0)
+        found |= {m for m, level in levels.items() if level == best}
+    return sorted(found)

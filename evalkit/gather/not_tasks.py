@@ -55,8 +55,9 @@ _RELEASE_SUBJECT = re.compile(
 _BRANCH_COPY = re.compile(
     r"\bcop(?:y|ied|ying)\b.*\b(?:branch|trunk|tag)\b|"
     r"^merged?(?: remote-tracking)? branch '?(?:release|stable|maint|v?\d)[\w./-]*'?(?:\s+into\s+\S+)?\s*$|"
-    r"\b(?:back-?port(?:ed|s)?|merged?|forward-?port(?:ed)?)\b.*\bfrom\b.*\b(?:stable|release|maint\w*|"
-    r"v?\d+\.(?:\d+|x)\S*|trunk)\b(?:\s+branch)?|"
+    # the branch named right after "from" (a pull request's `from user/drop-python-3.6` is no branch copy)
+    r"\b(?:back-?port(?:ed|s)?|merged?|forward-?port(?:ed)?)\b.*\bfrom\s+(?:the\s+)?(?:stable|release|maint\w*|"
+    r"v?\d+\.(?:\d+|x)|trunk)[\w.-]*(?:\s+branch)?\s*$|"
     r"\bsvn merge\b|^merged?\s+(?:r\d+|revisions?\s+\d+|-r\s*\d+)",
     re.I,
 )

@@ -3,6 +3,7 @@ positions (stable_ids.py): rejected or dropped with a named reason."""
 
 import pytest
 
+from evalkit.gather.data_readers import data_readers
 from evalkit.gather.history import Commit, SizeLimits, screen
 from evalkit.gather.not_tasks import counted_lines, release_or_copy, writes_from_nothing
 from evalkit.gather.stable_ids import position_dependent
@@ -140,3 +141,35 @@ def test_position_dependent_ids_are_in_neither_list_and_a_task_of_only_them_is_r
     assert len(lists.position_dependent) == 2 and lists.positions_said().startswith("2: testsuite/")
     only = classify_tests(before, {**before, doctest: P}, set(), cap=50, seed="x")
     assert only.reason == f"FAIL_TO_PASS tests name source positions (line numbers): {doctest}"
+
+
+PLUGIN_TEST = 'from pathlib import Path\nFIXTURES = Path(__file__).parent / "fixtures"\n'
+PLUGIN_TEST += 'CASES = FIXTURES / "{name}.md"\n'
+
+
+def test_the_data_readers_are_the_modules_naming_the_file_else_those_reaching_its_folder():
+    files = {
+        "tests/test_plugins/test_anchors.py": PLUGIN_TEST.format(name="anchors"),
+        "tests/test_plugins/test_colon_fence.py": PLUGIN_TEST.format(name="colon_fence"),
+        "tests/test_plugins/test_all.py": 'import glob\nCASES = glob.glob("fixtures/*.md")\n',
+        # mistune: `load_plugin("abbr")` reads `fixtures/abbr.txt` through a helper
+        "tests/test_plugins.py": 'def load_plugin(name):\n    return load(name + ".txt")\n\nload_plugin("abbr")\n',
+        "testsuite/test_all.py": "import os\nCASES = os.listdir(os.path.dirname(__file__))\n",
+        "tests/test_api.py": 'DATA = {"fixtures": 1}\n',  # a word, not a path: the module builds none
+    }
+    modules = sorted(files)
+    readers = data_readers(["tests/test_plugins/fixtures/colon_fence.md"], modules, files.get)
+    assert readers == ["tests/test_plugins/test_colon_fence.py"]
+    assert data_readers(["tests/test_plugins/fixtures/tables.md"], modules, files.get) == [
+        "tests/test_plugins/test_all.py",
+        "tests/test_plugins/test_anchors.py",
+        "tests/test_plugins/test_colon_fence.py",
+    ]  # no module names it: those that reach its folder or glob it
+    assert data_readers(["tests/fixtures/abbr.txt"], modules, files.get) == ["tests/test_plugins.py"]
+    assert data_readers(["testsuite/E26.py"], modules, files.get) == ["testsuite/test_all.py"]
+    assert data_readers(["tests/fixtures/unused.json"], modules, files.get) == []
+
+
+def test_a_pull_request_from_a_branch_named_with_a_version_is_no_branch_copy():
+    """Seen on jinja: "Merge pull request #1534 from pallets/drop-python-3.6" had matched "from ... 3.6"."""
+    assert release_or_copy("Merge pull request #1534 from pallets/drop-python-3.6", diff("a.py", 60)) is None
