@@ -23,6 +23,8 @@ from functools import lru_cache
 
 from evalkit.pyparse import parse_python
 
+# a glob over files (`*.md`, `data/*.txt`), not a query's wildcard (`*`, `foo[*].bar`)
+_GLOB = re.compile(r"^[\w./-]*\*[\w*-]*\.[\w*]+$")
 _LISTS_FOLDER = re.compile(r"\b(listdir|scandir|iterdir|glob|walk)\s*\(")
 # a module that builds paths: only then is a bare folder name (`"testsuite"`, `"data"`) a path
 _BUILDS_PATHS = re.compile(r"__file__|os\.path|pathlib|\bPath\b|\bglob\b|listdir|\bopen\(|read_text|datadir|rootdir")
@@ -46,13 +48,13 @@ def _file_names(data: str, module_folder: str) -> set[str]:
 
 
 def _folder_names(data: str, module_folder: str) -> set[str]:
-    """The folders on the way from the module's folder to `data`, by path and by name."""
-    names = set()
-    for start in (posixpath.dirname(posixpath.relpath(data, module_folder or ".")), posixpath.dirname(data)):
-        folder = start
-        while folder:
-            names |= {folder, posixpath.basename(folder)}
-            folder = posixpath.dirname(folder)
+    """The folders between the module's folder and `data`, by path and by name, and the data's
+    folder from the top (not the folders above the module: every module names its own `tests`)."""
+    names = {posixpath.dirname(data)} - {""}
+    folder = posixpath.dirname(posixpath.relpath(data, module_folder or "."))
+    while folder:
+        names |= {folder, posixpath.basename(folder)}
+        folder = posixpath.dirname(folder)
     return names
 
 
@@ -76,10 +78,10 @@ def how_read(module: str, text: str, data: str) -> int:
     stem, extension = posixpath.splitext(posixpath.basename(data))
     if any(_named(p, _file_names(data, folder)) for p in paths):
         return 2
-    if len(stem) >= 3 and stem in paths and extension and (extension in paths or extension[1:] in paths):
+    if len(stem) >= 3 and stem in paths and extension and extension in paths:
         return 2
     folders = _folder_names(data, folder) if _BUILDS_PATHS.search(text) else set()
-    globbed = any("*" in p and fnmatch.fnmatch(posixpath.basename(data), posixpath.basename(p)) for p in paths)
+    globbed = any(_GLOB.match(p) and fnmatch.fnmatch(posixpath.basename(data), posixpath.basename(p)) for p in paths)
     if any(_named(p, folders) for p in paths) or globbed:
         return 1
     return int(posixpath.dirname(data) == folder and bool(_LISTS_FOLDER.search(text)))

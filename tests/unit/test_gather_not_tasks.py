@@ -156,6 +156,9 @@ def test_the_data_readers_are_the_modules_naming_the_file_else_those_reaching_it
         "tests/test_plugins.py": 'def load_plugin(name):\n    return load(name + ".txt")\n\nload_plugin("abbr")\n',
         "testsuite/test_all.py": "import os\nCASES = os.listdir(os.path.dirname(__file__))\n",
         "tests/test_api.py": 'DATA = {"fixtures": 1}\n',  # a word, not a path: the module builds none
+        # jmespath: a query's wildcard is no glob, and every module under tests/ names its own folder
+        "tests/test_lexer.py": 'import os\nQUERIES = ["*", "foo[*].bar", "tests"]\n',
+        "tests/test_compliance.py": 'import os\nDIR = os.path.join(os.path.dirname(__file__), "compliance")\n',
     }
     modules = sorted(files)
     readers = data_readers(["tests/test_plugins/fixtures/colon_fence.md"], modules, files.get)
@@ -168,6 +171,7 @@ def test_the_data_readers_are_the_modules_naming_the_file_else_those_reaching_it
     assert data_readers(["tests/fixtures/abbr.txt"], modules, files.get) == ["tests/test_plugins.py"]
     assert data_readers(["testsuite/E26.py"], modules, files.get) == ["testsuite/test_all.py"]
     assert data_readers(["tests/fixtures/unused.json"], modules, files.get) == []
+    assert data_readers(["tests/compliance/syntax.json"], modules, files.get) == ["tests/test_compliance.py"]
 
 
 def test_a_pull_request_from_a_branch_named_with_a_version_is_no_branch_copy():
