@@ -176,7 +176,8 @@ def _screen(
             patterns = layout.python_files if layout else DEFAULT_PYTHON_FILES
             patch, test_patch = split_commit(g.local, commit, globs)
             read = partial(texts_at, g.local, commit.parent, commit.sha)
-            screened = screen(commit, patch, test_patch, g.options.limits, patterns, read)
+            at = g.trees.at_commit(commit.sha, globs, patterns)
+            screened = screen(commit, patch, test_patch, g.options.limits, patterns, read, at)
             if isinstance(screened, str):
                 display.screened_one(journal.reject(Rejection(commit.sha, _subject(commit), stage, screened)))
                 continue
@@ -197,8 +198,8 @@ def _screen(
     return queue
 
 
-# (provisional task, neighbour modules, python_files patterns) → its tests
-TestsRunner = Callable[[Task, list[str], tuple[str, ...]], CandidateTests]
+# (provisional task, neighbour modules, python_files patterns, modules to run) → its tests
+TestsRunner = Callable[[Task, list[str], tuple[str, ...], list[str]], CandidateTests]
 
 
 def _failed(g: _Gathering, commit: Commit, stage: str, error: Exception) -> Rejection:
@@ -241,11 +242,11 @@ def _tested(
         patch=candidate.patch,
         test_patch=candidate.test_patch,
     )
-    touched = test_modules(candidate.test_patch, work.patterns)
+    touched = list(candidate.test_files) or test_modules(candidate.test_patch, work.patterns)
     deleted = [p.path for p in parsed_diff(candidate.test_patch) if p.is_removed_file]  # not there to run
     limit = options.neighbour_modules
     neighbours = neighbour_modules(g.local, commit.parent, touched, limit, work.patterns, leave_out=deleted)
-    repaired = _repaired_tests(g, work, provisional, neighbours, run_tests)
+    repaired = _repaired_tests(g, work, provisional, neighbours, touched, run_tests)
     tests, env, rounds = repaired.tests, repaired.choice.env, tuple(repaired.rounds)
     if tests.reason:
         why = (tests.reason, tests.environment, repaired.loss, rounds)
@@ -265,6 +266,7 @@ def _tested(
         **({"environment_repairs": "; ".join(rounds)} if rounds else {}),
         **({"flaky_tests": ", ".join(tests.flaky)} if tests.flaky else {}),
         **({"failing_with_change": ", ".join(tests.broken)} if tests.broken else {}),
+        **({"position_dependent_tests": tests.positions_said()} if tests.position_dependent else {}),
         **({"fail_to_pass_total": str(tests.fail_to_pass_total)} if sampled else {}),
         **({"fail_to_pass_sample": f"at most {options.max_ids_per_test} ids per test function"} if sampled else {}),
         **({"validated_on": tests.node} if tests.node else {}),  # a cluster node
@@ -280,14 +282,14 @@ def _image_value(g: _Gathering, task_id: str, image: str) -> str:
 
 
 def _repaired_tests(
-    g: _Gathering, work: _Work, provisional: Task, neighbours: list[str], run_tests: TestsRunner
+    g: _Gathering, work: _Work, provisional: Task, neighbours: list[str], touched: list[str], run_tests: TestsRunner
 ) -> RepairedTests:
     """The candidate's tests in its environment, repaired by class while they do not run."""
 
     def run(choice: EnvChoice) -> CandidateTests:
         spec = provisional.tests.model_copy(update={"command": choice.env.test_command})
         task = provisional.model_copy(update={"image": _image_value(g, provisional.id, choice.image), "tests": spec})
-        return run_tests(task, neighbours, work.patterns)
+        return run_tests(task, neighbours, work.patterns, touched)
 
     commit = work.candidate.commit
     listing = git(g.local, "ls-tree", "-r", "--name-only", commit.parent).splitlines()
@@ -368,14 +370,15 @@ def _tests_runner(
 ) -> TestsRunner:
     """How a candidate's tests run: here on `backend`, or on a node of the executor's cluster."""
     if not executor.remote:
-        return lambda task, neighbours, patterns: validate_candidate(
-            task, backend, options.runs, options.max_pass_to_pass, neighbours, options.max_ids_per_test, patterns
+        runs, cap, per_function = options.runs, options.max_pass_to_pass, options.max_ids_per_test
+        return lambda task, neighbours, patterns, to_run: validate_candidate(
+            task, backend, runs, cap, neighbours, per_function, patterns, to_run
         )
     check = NodeCandidateCheck(
         backend.run_id, backend_name, options.runs, options.max_pass_to_pass, options.max_ids_per_test
     )
-    return lambda task, neighbours, patterns: executor.call(
-        check, CandidateOnNode(travelling(task, backend, registry), neighbours, patterns)
+    return lambda task, neighbours, patterns, to_run: executor.call(
+        check, CandidateOnNode(travelling(task, backend, registry), neighbours, patterns, to_run)
     )
 
 

@@ -12,10 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalkit.diffs import changed_lines, changed_paths, diff_text, parsed_diff
+from evalkit.diffs import changed_paths, diff_text, parsed_diff
 from evalkit.errors import EvalkitError
 from evalkit.gather.interface import Texts
 from evalkit.gather.mechanical import mechanical_change
+from evalkit.gather.not_tasks import (
+    FIRST_COMMITS,
+    ci_reason,
+    counted_lines,
+    mostly_ci_and_packaging,
+    release_or_copy,
+    writes_from_nothing,
+)
 
 _BINARY = re.compile(r"^(GIT binary patch|Binary files .* differ)$", re.M)  # diff structure, not content
 
@@ -33,8 +41,18 @@ class Candidate:
     commit: Commit
     patch: str  # the source part
     test_patch: str  # the test part
-    source_lines: int
+    source_lines: int  # changed lines of code (CI, packaging and prose not counted: not_tasks.py)
     files: int  # files changed, both parts
+    # the test modules to run: the test part's own, and those reading the data files it changes
+    test_files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AtCommit:
+    """What screening reads from the tree at the commit, asked only for a commit that needs it."""
+
+    source_code_lines: Callable[[], int]  # code lines of the source modules (not_tasks.tree_code_lines)
+    data_readers: Callable[[list[str]], list[str]]  # test modules reading these data files
 
 
 @dataclass(frozen=True)
@@ -112,6 +130,7 @@ def split_commit(repo: Path, commit: Commit, test_globs: tuple[str, ...]) -> tup
 
 
 DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")  # pytest's default `python_files`
+NO_TEST_MODULE = "the test part changes no test module"
 _DEFINES_TESTS = re.compile(r"\s*(?:async\s+)?(?:def\s+test|class\s+Test)")
 
 
@@ -140,6 +159,25 @@ def test_modules(test_patch: str, patterns: tuple[str, ...] = DEFAULT_PYTHON_FIL
 test_modules.__test__ = False  # not a pytest test
 
 
+def data_files(test_patch: str, patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES) -> list[str]:
+    """The files of the test part that are data for the tests: neither test modules, nor conftest,
+    nor a package's `__init__.py` (fixtures, `testsuite/E26.py`, `*.txt`, `*.json`...)."""
+    modules = set(test_modules(test_patch, patterns))
+    found = []
+    for patched in parsed_diff(test_patch):
+        name = posixpath.basename(patched.path)
+        if patched.path not in modules and name not in ("conftest.py", "__init__.py") and not patched.is_removed_file:
+            found.append(patched.path)
+    return found
+
+
+def modules_to_run(test_patch: str, patterns: tuple[str, ...], at: AtCommit | None) -> list[str]:
+    """The test part's modules, then the modules at the commit reading the data it changes."""
+    modules = test_modules(test_patch, patterns)
+    data = data_files(test_patch, patterns) if at is not None else []
+    return modules + [m for m in (at.data_readers(data) if at and data else []) if m not in modules]
+
+
 def screen(
     commit: Commit,
     patch: str,
@@ -147,19 +185,24 @@ def screen(
     limits: SizeLimits,
     patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES,
     read: Callable[[list[str]], Texts] | None = None,
+    at: AtCommit | None = None,
 ) -> Candidate | str:
-    """A candidate, or the reason this commit cannot be one: by size and shape, then, when `read`
-    gives the source part's modules before and after, whether the change is mechanical (pure but
-    for `read`, called only for a commit that passes the rest)."""
+    """A candidate, or the reason this commit cannot be one: by size and shape, by what is no task
+    (not_tasks.py), then, when `read` gives the source part's modules before and after, whether the
+    change is mechanical. `at`: the tree at the commit, for the data the tests read and the first
+    commits (pure but for `read` and `at`, asked only for a commit that passes the rest)."""
     if _BINARY.search(patch) or _BINARY.search(test_patch):
         return "changes binary files"
     if not test_patch.strip():
         return "no test change"
-    if not test_modules(test_patch, patterns):
-        return "the test part changes no test module"
+    if not test_modules(test_patch, patterns) and (at is None or not data_files(test_patch, patterns)):
+        return NO_TEST_MODULE
     if not patch.strip():
         return "tests only: no source change"
-    lines = changed_lines(patch)
+    counted = counted_lines(patch)
+    lines = counted.code
+    if mostly_ci_and_packaging(counted, limits.min_lines):
+        return ci_reason(counted)
     if lines < limits.min_lines:
         return f"too small: {lines} changed source lines < {limits.min_lines}"
     if lines > limits.max_lines:
@@ -167,10 +210,17 @@ def screen(
     files = len(set(changed_paths(patch)) | set(changed_paths(test_patch)))
     if files < limits.min_files:
         return f"too few files: {files} < {limits.min_files}"
+    if reason := release_or_copy(commit.message, patch):
+        return reason
+    to_run = modules_to_run(test_patch, patterns, at)
+    if not to_run:
+        return f"{NO_TEST_MODULE}, and no test module reads the data it changes"
+    if at is not None and writes_from_nothing(patch, at.source_code_lines()):
+        return FIRST_COMMITS
     if read is not None:
         paths = changed_paths(patch)
         modules = [p for p in paths if p.endswith(".py")]
         others = [p for p in paths if not p.endswith(".py")]
         if modules and (reason := mechanical_change(commit.message, read(modules), others)):
             return reason
-    return Candidate(commit, patch, test_patch, lines, files)
+    return Candidate(commit, patch, test_patch, lines, files, tuple(to_run))

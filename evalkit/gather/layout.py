@@ -16,7 +16,6 @@ says where its tests are, in this order (each recorded in the task's `metadata.t
 
 from __future__ import annotations
 
-import ast
 import configparser
 import posixpath
 import re
@@ -27,11 +26,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from evalkit.diffs import DEFAULT_TEST_GLOBS, is_test_path
-from evalkit.gather.history import DEFAULT_PYTHON_FILES, git, is_test_module
-from evalkit.pyparse import parse_python
+from evalkit.gather.data_readers import MAX_MODULES_READ, data_readers, string_literals
+from evalkit.gather.history import DEFAULT_PYTHON_FILES, AtCommit, git, is_test_module
+from evalkit.gather.not_tasks import tree_code_lines
 
 _TEST_FOLDER = re.compile(r"^(tests?|testing|testsuite|test_?suite|.+_tests?|unittests?|t)$", re.I)
-_MAX_MODULES_READ = 400  # test modules whose literals are read at one commit
 
 
 @dataclass(frozen=True)
@@ -111,15 +110,6 @@ def _test_folders(files: list[str], patterns: tuple[str, ...]) -> list[str]:
     return [f for f in found if not any(f.startswith(g + "/") for g in found)]  # outermost only
 
 
-@lru_cache(maxsize=4096)  # a test module is read at every commit of a walk, mostly unchanged
-def _literals(source: str) -> frozenset[str]:
-    try:
-        tree = parse_python(source)
-    except (SyntaxError, ValueError):
-        return frozenset()
-    return frozenset(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
-
-
 def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder + "/")
 
@@ -130,12 +120,12 @@ def _opened_paths(
     """Files and folders the test modules name by a relative path literal (from the repository's
     top or the module's folder), outside source packages and the top level."""
     found: set[str] = set()
-    for module in modules[:_MAX_MODULES_READ]:
+    for module in modules[:MAX_MODULES_READ]:
         text = read(module)
         if not text:
             continue
         here = posixpath.dirname(module)
-        for literal in _literals(text):
+        for literal in string_literals(text):
             if not literal or len(literal) > 200 or "\n" in literal or literal.startswith(("/", "~")):
                 continue
             for candidate in (literal, posixpath.join(here, literal) if here else literal):
@@ -195,15 +185,32 @@ class TreeReader:
     def __init__(self, repo: Path) -> None:
         self.repo = repo
         self._text = lru_cache(maxsize=4096)(self._read_blob)
+        self._blobs = lru_cache(maxsize=2)(self._list_blobs)  # layout and screening read the same commit
 
     def _read_blob(self, blob: str) -> str:
         return git(self.repo, "cat-file", "blob", blob)
 
-    def layout(self, commit: str) -> TestLayout:
+    def _list_blobs(self, commit: str) -> dict[str, str]:
         blobs: dict[str, str] = {}
         for entry in git(self.repo, "ls-tree", "-r", "-z", commit).split("\0"):
             meta, _, path = entry.partition("\t")
             fields = meta.split()
             if len(fields) == 3 and fields[1] == "blob":
                 blobs[path] = fields[2]
-        return read_layout(sorted(blobs), lambda path: self._text(blobs[path]) if path in blobs else None)
+        return blobs
+
+    def _reader(self, commit: str) -> Callable[[str], str | None]:
+        blobs = self._blobs(commit)
+        return lambda path: self._text(blobs[path]) if path in blobs else None
+
+    def layout(self, commit: str) -> TestLayout:
+        return read_layout(sorted(self._blobs(commit)), self._reader(commit))
+
+    def at_commit(self, commit: str, globs: tuple[str, ...], patterns: tuple[str, ...]) -> AtCommit:
+        """What screening reads from the tree at `commit` (`globs`: its test part)."""
+        files, read = sorted(self._blobs(commit)), self._reader(commit)
+        modules = [p for p in files if is_test_module(p, patterns) and is_test_path(p, globs)]
+        return AtCommit(
+            source_code_lines=lambda: tree_code_lines(files, read, globs),
+            data_readers=lambda data: data_readers(data, modules, read),
+        )

@@ -17,6 +17,7 @@ class CandidateOnNode:
     payload: TaskPayload  # the provisional task
     neighbours: list[str]  # existing test modules run beside the touched ones
     patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES  # the project's `python_files`
+    test_files: list[str] | None = None  # the modules to run (None: the test part's modules)
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class NodeCandidateCheck:
     def __call__(self, item: CandidateOnNode) -> CandidateTests:
         with node_backend(self.backend, self.run_id, item.payload) as (backend, task):
             tests = validate_candidate(
-                task, backend, self.runs, self.max_pass_to_pass, item.neighbours, self.max_ids_per_test, item.patterns
-            )
+                task, backend, self.runs, self.max_pass_to_pass, item.neighbours, self.max_ids_per_test, item.patterns,
+                item.test_files,
+            )  # fmt: skip
         return replace(tests, node=node_name())

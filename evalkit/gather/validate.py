@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from evalkit.gather.history import DEFAULT_PYTHON_FILES, test_modules
 from evalkit.gather.new_tests import tests_are_new
 from evalkit.gather.sampling import MAX_IDS_PER_FUNCTION, sample_per_function
+from evalkit.gather.stable_ids import position_dependent
 from evalkit.sandbox.protocol import SandboxBackend
 from evalkit.tasks.model import Task, TestSpec
 from evalkit.verify.correctness import CorrectnessResult, evaluate_patch, first_failing_line
@@ -48,6 +49,12 @@ class CandidateTests:
     environment: str = ""
     output: str = ""  # a rejected candidate's failing run (error and log, cut): what the repair reads
     failed_before: list[str] = field(default_factory=list)  # FAIL_TO_PASS tests that ran and failed on the base
+    position_dependent: list[str] = field(default_factory=list)  # ids naming source lines: in neither list
+
+    def positions_said(self) -> str:
+        """For the task's metadata: how many ids named source positions, and a few of them."""
+        ids = self.position_dependent
+        return f"{len(ids)}: {', '.join(ids[:3])}{', ...' if len(ids) > 3 else ''}"
 
 
 def _stable(runs: list[CorrectnessResult]) -> tuple[dict[str, TestStatus], set[str]]:
@@ -79,23 +86,24 @@ def classify_tests(
     any (pure). `first_error`: the first error line of the run with the change, for the reason.
     `touched`: the test part's modules; only their tests can be FAIL_TO_PASS (a neighbour module
     runs for PASS_TO_PASS, and one of its flaky tests that happened to fail before and pass after
-    on every run would otherwise make a task of a change whose own tests already pass)."""
-    f2p = sorted(
-        t
-        for t, s in after.items()
-        if s == TestStatus.PASSED
-        and before.get(t, TestStatus.MISSING) != TestStatus.PASSED
-        and (touched is None or t.split("::")[0] in touched)
-    )
+    on every run would otherwise make a task of a change whose own tests already pass). Ids naming
+    source positions (stable_ids.py) are in neither list: a correct change that moves lines renames them."""
+    positional = sorted(t for t in after if position_dependent(t))
+    positional_f2p = [t for t in positional if _fails_to_pass(t, before, after, touched)]
+    after = {t: s for t, s in after.items() if t not in positional}
+    f2p = sorted(t for t in after if _fails_to_pass(t, before, after, touched))
     p2p = sorted(t for t, s in after.items() if s == TestStatus.PASSED and before.get(t) == TestStatus.PASSED)
     broken = sorted(t for t, s in after.items() if s in (TestStatus.FAILED, TestStatus.ERROR))
     lists = CandidateTests(sample_per_function(f2p, per_function), p2p, sorted(flaky), broken, len(f2p))
     lists.failed_before = [t for t in lists.fail_to_pass if before.get(t) == TestStatus.FAILED]
+    lists.position_dependent = positional
     if len(p2p) > cap:
         lists.pass_to_pass = sorted(random.Random(seed).sample(p2p, cap))
     said = f": {first_error}" if first_error else ""
-    if not after:
+    if not after and not positional:
         lists.reason = f"the tests did not run (no report): collection error or missing dependency{said}"
+    elif not f2p and positional_f2p:
+        lists.reason = f"FAIL_TO_PASS tests name source positions (line numbers): {', '.join(positional_f2p[:3])}"
     elif not f2p and broken:
         lists.reason = f"tests fail even with the change: {', '.join(broken[:3])}{said}"
     elif not f2p:
@@ -103,6 +111,14 @@ def classify_tests(
             f" (flaky: {', '.join(sorted(flaky)[:3])})" if flaky else ""
         )
     return lists
+
+
+def _fails_to_pass(
+    test: str, before: dict[str, TestStatus], after: dict[str, TestStatus], touched: frozenset[str] | None
+) -> bool:
+    """Passing with the change, not before, in a touched module (any module when `touched` is None)."""
+    passes = after.get(test) == TestStatus.PASSED and before.get(test, TestStatus.MISSING) != TestStatus.PASSED
+    return passes and (touched is None or test.split("::")[0] in touched)
 
 
 def validate_candidate(
@@ -113,11 +129,13 @@ def validate_candidate(
     neighbours: list[str] = (),
     per_function: int = MAX_IDS_PER_FUNCTION,
     patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES,
+    test_files: list[str] | None = None,
 ) -> CandidateTests:
     """Run the candidate's tests before and after `runs` times each and classify them. `neighbours`:
     existing test modules run as well, for PASS_TO_PASS tests that guard what the change must keep;
-    `patterns`: the project's `python_files`."""
-    touched = test_modules(provisional.test_patch, patterns)
+    `patterns`: the project's `python_files`; `test_files`: the modules to run, as screening found
+    them (`Candidate.test_files`: the data's readers too), None for the test part's modules."""
+    touched = list(test_files) if test_files else test_modules(provisional.test_patch, patterns)
     if not touched:
         return CandidateTests(reason="the test part leaves no test module to run")
     files = touched + [m for m in neighbours if m not in touched]

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from evalkit.diffs import changed_paths, matches_glob
-from evalkit.gather.history import commits, split_commit, test_modules
+from evalkit.gather.history import Candidate, SizeLimits, commits, screen, split_commit, test_modules
 from evalkit.gather.layout import TreeReader, read_layout
 
 
@@ -138,3 +138,62 @@ def test_a_test_module_the_commit_deletes_is_no_neighbour_to_run(tmp_path):
     touched = test_modules(test_patch)
     assert touched == ["tests/test_a.py"]
     assert neighbour_modules(repo, commit.parent, touched, 5, leave_out=["tests/test_old.py"]) == ["tests/test_b.py"]
+
+
+CHECKER_E501 = "def check(text):\n    codes = []\n" + "".join(f"    codes += []  # rule {i}\n" for i in range(8))
+CHECKER_E501 += "    if any(len(line) > 20 for line in text.splitlines()):\n        codes.append('E501')\n"
+CHECKER_E501 += "    return codes\n"
+DATA_TESTS = '''import os
+
+import pytest
+
+from checker import check
+
+HERE = os.path.dirname(__file__)
+CASES = sorted(name for name in os.listdir(os.path.join(HERE, "cases")) if name.endswith(".txt"))
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_case(name):
+    with open(os.path.join(HERE, "cases", name)) as handle:
+        expected, _, text = handle.read().partition("\\n")
+    assert check(text) == expected.split()
+'''
+
+
+def test_a_commit_whose_tests_are_data_runs_the_modules_that_read_them(tmp_path):
+    """Seen on a style checker: a new check comes with its data (`testsuite/cases/E501.txt`) read by
+    a parametrised module the commit leaves alone; 127 such commits had been rejected as 'the test
+    part changes no test module'. The modules to run are the data's readers at the commit; data
+    no test module reads still makes no candidate."""
+    repo = tmp_path / "checker"
+    (repo / "testsuite" / "cases").mkdir(parents=True)
+    (repo / "tests" / "data").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    _git(repo, "config", "user.email", "t@example.com")
+    _git(repo, "config", "user.name", "t")
+    (repo / "checker.py").write_text("def check(text):\n    return []\n")
+    (repo / "testsuite" / "test_cases.py").write_text(DATA_TESTS)
+    (repo / "testsuite" / "test_api.py").write_text("def test_api():\n    pass\n")
+    (repo / "testsuite" / "cases" / "clean.txt").write_text("\nshort\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "base")
+    (repo / "checker.py").write_text(CHECKER_E501)
+    (repo / "testsuite" / "cases" / "E501.txt").write_text("E501\nthis line is far too long to pass\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "Report long lines")
+    (repo / "checker.py").write_text(CHECKER_E501.replace("> 20", "> 30"))
+    (repo / "tests" / "data" / "limits.json").write_text('{"max": 30}\n')
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "Allow longer lines")
+    trees, limits = TreeReader(repo), SizeLimits(min_lines=2)
+    found = []
+    for commit in commits(repo):
+        layout = trees.layout(commit.sha)
+        patch, test_patch = split_commit(repo, commit, layout.globs)
+        at = trees.at_commit(commit.sha, layout.globs, layout.python_files)
+        found.append(screen(commit, patch, test_patch, limits, layout.python_files, at=at))
+    unread, data_task = found
+    assert unread == "the test part changes no test module, and no test module reads the data it changes"
+    assert isinstance(data_task, Candidate) and data_task.test_files == ("testsuite/test_cases.py",)
+    assert screen(commits(repo)[1], patch, test_patch, limits) == "the test part changes no test module"  # no tree
