@@ -116,6 +116,16 @@ def commits(repo: Path, since: str | None = None, until: str | None = None) -> l
     return found
 
 
+def branch_messages(repo: Path, sha: str) -> list[str]:
+    """The messages of the commits a merge `sha` brings in (reachable from its second parent, not
+    from its first), oldest first, merges left out; [] for a commit that is not a merge."""
+    parents = git(repo, "rev-list", "--parents", "-n1", sha).split()[1:]
+    if len(parents) < 2:
+        return []
+    log = git(repo, "log", "--reverse", "--no-merges", "--format=%B%x1e", f"{parents[0]}..{parents[1]}")
+    return [m.strip() for m in log.split("\x1e") if m.strip()]
+
+
 def _pathspecs(globs: tuple[str, ...], exclude: bool) -> list[str]:
     magic = "exclude,glob" if exclude else "glob"
     return [f":({magic}){g}" for g in globs]

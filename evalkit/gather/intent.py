@@ -13,6 +13,7 @@ from evalkit.diffs import changed_paths, parsed_diff
 from evalkit.gather.edited import edited_definitions
 from evalkit.gather.interface import Texts
 from evalkit.gather.prompts import clean, prompt_from_message
+from evalkit.gather.prose import readable_prose
 from evalkit.gather.sentences import sentences, shorten
 from evalkit.gather.surface import definitions
 
@@ -105,13 +106,16 @@ def intent_draft(
     after), then what the new definitions it names are for, room allowing (not those in
     `described`, which the interface section gives); within `max_chars`, "" when the message
     gives nothing."""
-    said = prompt_from_message(message, max_chars=10_000, paragraphs=3)
+    said = readable_prose(prompt_from_message(message, max_chars=10_000, paragraphs=3)).replace("\n\n", " ")
     if not said:
         return ""
-    notes = release_notes(patch)
-    if notes and notes.lower().rstrip(".") not in said.lower():
-        said += f" Release note: {notes}"
     files, names = touched_modules(patch), edited_definitions(patch, sources)[:_MAX_PLACES]
+    notes = readable_prose(release_notes(patch)).replace("\n\n", " ")
+    note = notes if notes.endswith((".", "!", "?")) else f"{notes}."
+    # in its own words, with no label, and only whole: it says least, so it goes before the hint does
+    fits = len(f"{said} {note} {_where(files, [])}") <= max_chars
+    if notes and notes.lower().rstrip(".") not in said.lower() and fits:
+        said += f" {note}"
     hints = (_where(files, names), _where(files, []), "")  # the richest first
     # the request comes before the hint: its first two sentences (one, when it has one), whole
     parts = sentences(said)

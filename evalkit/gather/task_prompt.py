@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.diffs import changed_paths
-from evalkit.gather.history import texts_at
+from evalkit.gather.history import branch_messages, texts_at
 from evalkit.gather.intent import intent_draft
 from evalkit.gather.interface import Interface, Texts, extract_interface, underspecified
+from evalkit.gather.merges import hollow_merge, merge_message
+from evalkit.gather.prompt_faults import prompt_faults
 from evalkit.gather.prompts import rewrite_prompt
 from evalkit.gather.used_by_tests import used_by_tests
 from evalkit.models.client import ChatClient
@@ -72,15 +74,19 @@ def task_prompt(
     if len(section) + MIN_INTENT_CHARS + 2 > max_chars:
         section = interface.render(summaries=False)  # signatures are needed, docstring lines are not
     budget = max(MIN_INTENT_CHARS, max_chars - len(section) - 2)  # the interface is never cut
-    intent = intent_draft(message, patch, sources, budget, described={item.name for item in interface.items})
+    said = merge_message(message, branch_messages(repo, sha)) if hollow_merge(message) else message
+    intent = intent_draft(said, patch, sources, budget, described={item.name for item in interface.items})
     if not intent:
         return TaskPrompt("")
-    meta = {"prompt_source": "commit message and diff"}
+    meta = {"prompt_source": "commit message and diff" + (" (the merged branch's messages)" if said != message else "")}
     if rewriter is not None:
         context = f"Draft request:\n{intent}" + (f"\n\n{section}" if section else "")
-        rewritten, error = rewrite_prompt(rewriter, message, intent, budget, context)
-        if error:
-            meta["rewrite_error"] = error
+        rewritten, error = rewrite_prompt(rewriter, said, intent, budget, context)
+        faults = prompt_faults(rewritten) if not error else []
+        if error or faults:
+            meta["rewrite_error"] = (
+                error or f"the rewrite breaks the prompt rules ({'; '.join(faults)}): the draft kept"
+            )
         else:
             intent, meta["prompt_source"] = rewritten, f"rewriter {rewriter.spec.name}"
     prompt = f"{intent}\n\n{section}" if section else intent
