@@ -25,8 +25,11 @@ the option, the module, the header), and the class says the next `Fix` to try, i
 - **not installable** (`No matching distribution`): an older Python base, then the requirement left
   out (a test extra pinned to a release PyPI lost).
 
-Each fix is tried once; a class with no fix left, or an unknown class, ends the repair and the
-candidate is rejected naming the class (the gather report counts losses by class).
+A test that opens a file of the repository's own that the tree lacks (data in a git submodule,
+which no offline build can fetch, or a file a build step generates) is **test data not in the
+tree**: named, with no fix. Each fix is tried once; a class with no fix left, or an unknown
+class, ends the repair and the candidate is rejected naming the class (the gather report counts
+losses by class).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ class LossClass(StrEnum):
     DEPENDENCY_TOO_NEW = "dependency too new"
     PYTHON_TOO_NEW = "interpreter too new"
     RUNNER_TOO_NEW = "pytest too new"
+    MISSING_DATA = "test data not in the tree"  # a git submodule or a generated file: nothing to install
     NEEDS_BUILD = "build needs a compiler or system library"
     NOT_INSTALLABLE = "requirement not installable"
     OTHER = "other"  # the tests did not run for a reason no class names
@@ -126,6 +130,7 @@ _COMPILER = re.compile(
     re.M,
 )
 _HEADER = re.compile(r"fatal error: ([\w./+-]+\.h): No such file", re.M)
+_NO_DATA = re.compile(r"FileNotFoundError: \[Errno 2\] No such file or directory: '/workspace/[^']+'", re.M)
 _NO_DISTRIBUTION = re.compile(r"No matching distribution found for ([A-Za-z0-9][\w.\-]*)", re.M)
 
 # the Debian package of a missing header (Debian's names; a header no row names gets the compiler only)
@@ -237,6 +242,8 @@ def diagnose(output: str, local: Callable[[str], bool] = lambda _name: False) ->
             # a release that no longer has it (`marshmallow.compat`, gone in marshmallow 3)
             loss = LossClass.DEPENDENCY_TOO_NEW if "." in module else LossClass.MISSING_MODULE
             return Diagnosis(loss, module, found[0])
+    if found := _NO_DATA.search(text):  # tomlkit's tests read `tests/toml-test`, a submodule offline
+        return Diagnosis(LossClass.MISSING_DATA, "", found[0])
     for pattern, table in ((_FIXTURE, PLUGIN_FIXTURES), (_MARKER, PLUGIN_MARKERS)):
         for found in pattern.finditer(text):
             if found[1] in table:

@@ -131,3 +131,8 @@ def test_a_missing_submodule_of_an_installed_package_is_a_dependency_too_new():
     found = diagnose("E   ModuleNotFoundError: No module named 'marshmallow.compat'\n")
     assert found.loss is LossClass.DEPENDENCY_TOO_NEW and found.subject == "marshmallow.compat"
     assert next_fix(found, Tried()).hold_to_commit_date
+
+
+def test_data_the_tree_lacks_is_named_and_has_no_fix():
+    found = diagnose("FileNotFoundError: [Errno 2] No such file or directory: '/workspace/tests/toml-test/tests'\n")
+    assert found.loss is LossClass.MISSING_DATA and next_fix(found, Tried()) is None
