@@ -6,6 +6,7 @@ the per-axis bars, and a model's `<script>` / `<img onerror>` output shown as te
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -122,7 +123,10 @@ def test_a_matrix_cell_opens_the_attempt_with_its_trajectory(page):
     assert dialog.locator("table.scores", has_text="lint").count() == 1
     assert dialog.locator("details summary", has_text="FAIL_TO_PASS passed: 2").count() == 1
     dialog.locator(".samples button", has_text="#1").click()  # the other sample, from the view
-    page.wait_for_function("document.getElementById('attempt-title').textContent.endsWith('sample 1')")
+    from playwright.sync_api import expect  # (imported here: the fixture skips when playwright is missing)
+
+    # a locator wait, not wait_for_function: the page's CSP forbids evaluating a string in it
+    expect(page.locator("#attempt-title")).to_have_text(re.compile(r"sample 1$"))
     page.locator("#attempt-close").click()
     assert not dialog.is_visible()
 
