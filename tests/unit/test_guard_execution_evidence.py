@@ -15,6 +15,7 @@ import pytest
 
 import evalkit.verify
 from evalkit.verify.guard_evidence import body_evidence, runner_flags
+from evalkit.verify.guarded_run import GUARD_PARTS
 from evalkit.verify.junit import TestStatus
 
 GUARD = Path(evalkit.verify.__file__).parent / "guard_plugin.py"
@@ -155,6 +156,8 @@ def run_guarded(
         test_file.write_text(changed_tests)
     (tmp_path / "plugin").mkdir()
     (tmp_path / "plugin/evalkit_guard_t.py").write_text(GUARD.read_text())
+    for name, source in GUARD_PARTS.items():
+        (tmp_path / "plugin" / name).write_text(source)
     (tmp_path / "watch.json").write_text(json.dumps(watch))
     (tmp_path / "site").mkdir()
     loaded = []
