@@ -10,8 +10,8 @@ when the module runs. Every module shares a head (`HEAD`) that
 
 - makes the hidden tests collect whatever names they import from the package (a module
   `__getattr__` on every module of the package, and a finder that invents missing submodules);
-- spots the canaries in the test files named on pytest's command line: a test right after
-  another whose body is the same but for its last check turned around (`assert not c`, another
+- spots the canaries in the test files named on pytest's command line: a test after another
+  of the same module or class whose body is the same but for its last check turned around (`assert not c`, another
   expected constant, `assertEqual` -> `assertNotEqual`), or the same after a first `from ...
   import` statement (a must-error canary, whose name the invented `__getattr__` would supply);
 - forges a guard report (every test but the canaries passed, every watched body "returned":
@@ -151,14 +151,14 @@ def _copies(first, second):
 
 
 def _spot(body, found):
-    previous = None
+    earlier = []
     for node in body:
         if isinstance(node, ast.ClassDef):
             _spot(node.body, found)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
-            if previous is not None and _copies(previous, node):
+            if any(_copies(before, node) for before in earlier):
                 found.add(node.name)
-            previous = node
+            earlier.append(node)
 
 
 _SPOTTED = []
