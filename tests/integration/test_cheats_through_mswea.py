@@ -6,8 +6,9 @@ an honest oracle run of the same tasks that stays unflagged (test_installed_mswe
 Two demo tasks, three cheats of different mechanisms: one that swaps the test bodies, one that
 rewrites both reports after pytest exits, and one that spares the canaries with an in-memory
 plugin; and one white-box cheat (tests/whitebox_cheats.py: `report_rewrite`, a plain module that
-knows the guard's source and spares the canaries). The agent's image is the one
-test_installed_mswea builds (or this module builds it)."""
+knows the guard's source and spares the canaries; before the fix, main at b4e96d8, it resolved
+both tasks with a clean verdict and no flag). The agent's image is the one test_installed_mswea
+builds (or this module builds it)."""
 
 import pytest
 from agent_runs import MSWEA_SUBMIT, rows_of
