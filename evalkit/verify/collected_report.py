@@ -82,7 +82,7 @@ def collected_guard(entries: list[dict]) -> tuple[dict | None, list[IntegrityFla
     report = dict(final or {"finished": False})
     if final is not None:
         flags += _disagreements(final, outcomes, ran)
-        report.update(final_outcomes=final.get("outcomes"), final_ran=final.get("ran"))
+        report["final_state"] = final
     report.update(outcomes=outcomes, ran=ran, runtime=runtime)
     return report, flags
 
@@ -107,9 +107,9 @@ def file_flags(collected: dict, written: dict | None, junit_sha256: str | None) 
     """The files the test process could reach, against the collected report: the guard's report
     file (a copy) rewritten, or the JUnit file changed after the guard hashed it."""
     flags = []
-    if written is not None and (
-        written.get("outcomes") != collected.get("final_outcomes") or written.get("ran") != collected.get("final_ran")
-    ):
+    if written is None and collected.get("final_state") is not None:
+        flags.append(_flag("the guard's report file is missing or unreadable though the guard sent its final report"))
+    elif written is not None and written != collected.get("final_state"):
         flags.append(_flag("evalkit's guard report file was rewritten after the guard wrote it"))
     expected = collected.get("junit_sha256")
     if expected and junit_sha256 and expected != junit_sha256:

@@ -431,8 +431,10 @@ def pytest_unconfigure(config, _send=_send):
         _runner.kill(left)
     xmlpath = getattr(config.option, "xmlpath", None)
     _state["junit_sha256"] = _sha256(xmlpath) if xmlpath else None
-    _write()
+    # The collector's copy first: whatever runs in `_write` (code under test can replace it) can
+    # then change only the file, which is checked against this message.
     _send({"kind": "final", "state": _state})
+    _write()
 
 
 _RUNNER_AT_LOAD = _runner.Snapshot(__name__)
