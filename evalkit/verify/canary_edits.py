@@ -259,7 +259,7 @@ def sibling_names(name: str, pool: list[str], rng: random.Random) -> list[str]:
     one word, one word added), in random order: how sibling tests and functions are named."""
     parts = words(name)
     made: list[str] = []
-    first = 1 if len(parts) > 1 else 0  # the prefix (`test`) stays: the runner collects by it
+    first = 1  # the first word (`test`) stays, even alone (`def test`): the runner collects by it
     present = {p.lower() for p in parts}
     for i in range(first, len(parts)):
         for word in pool:

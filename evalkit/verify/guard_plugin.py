@@ -144,8 +144,13 @@ _send({"kind": "hello", "pid": os.getpid()})
 _scratch = os.path.dirname(os.path.dirname(os.path.realpath(REPORT))) if REPORT else ""
 _junit_writer = os.path.join(os.path.dirname(sys.modules["_pytest"].__file__), "junitxml.py")
 _writers = [os.path.realpath(p) for p in (__file__, _junit_writer)]
+_protected = [
+    os.path.realpath(os.path.dirname(sys.modules[name].__file__))
+    for name in ("_pytest", "pytest", "pluggy", "unittest")
+    if getattr(sys.modules.get(name), "__file__", None)
+]
 _spawns = (
-    _runtime.install_audit(_send, _state["runtime"].append, _changed, _scratch, _writers)
+    _runtime.install_audit(_send, _state["runtime"].append, _changed, _scratch, _writers, _protected)
     if _scratch and WATCH
     else (lambda: [])
 )

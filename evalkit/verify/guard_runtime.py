@@ -14,8 +14,9 @@ stack (its callers' files are `changed`):
   guard's state, its plugin manager or its socket without a name;
 - frames taken by the candidate's own code (`sys._getframe`, `sys._current_frames`, the caller
   itself: logging and warnings take frames for everyone), the way into the runner's locals;
-- trace and profile functions set, `ctypes`, new audit hooks, and a function's `__code__`,
-  `__defaults__` or `__kwdefaults__` replaced;
+- trace and profile functions set, `ctypes`, new audit hooks, and the `__code__`, `__defaults__`
+  or `__kwdefaults__` of a function of the runner or the guard replaced (`protected`: libraries
+  set those on their own functions, jinja's filters for one);
 - evalkit's own files opened, renamed or removed (`scratch`: its folder), and sockets made;
 - processes started (kept to be judged at the end: whether any outlived the run).
 Besides, evalkit's files written by anyone but pytest's JUnit writer and the guard are recorded
@@ -60,11 +61,12 @@ def open_channel(path):
     return send
 
 
-def install_audit(send, record, changed, scratch, writers):
+def install_audit(send, record, changed, scratch, writers, protected=()):
     """Add the audit hook; `record(entry)` keeps an entry for the guard's report, `send` (or None)
     sends it at once; `changed`: real paths of the candidate's files; `scratch`: evalkit's folder;
     `writers`: real paths of the files whose code may write there (pytest's JUnit writer, the
-    guard). Returns `spawns()`: the spawn entries so far. No hook before Python 3.8."""
+    guard); `protected`: real folders of the runner's code (pytest, pluggy, unittest). Returns
+    `spawns()`: the spawn entries so far. No hook before Python 3.8."""
     if not hasattr(sys, "addaudithook"):
         return lambda: []
     getframe, realpath, fspath = sys._getframe, os.path.realpath, os.fspath
@@ -72,6 +74,12 @@ def install_audit(send, record, changed, scratch, writers):
     files = {}  # a code object's file -> (is the candidate's, is a writer's)
     counts, spawned, busy = {}, [], [False]
     scratch = scratch.rstrip("/") + "/"
+    guarded = tuple(folder.rstrip("/") + "/" for folder in protected) + (scratch,)
+
+    def runner_code(function):
+        code = getattr(function, "__code__", None)
+        filename = getattr(code, "co_filename", "") or ""
+        return isinstance(filename, str) and realpath(filename).startswith(guarded)
 
     def kind_of(filename):
         known = files.get(filename)
@@ -129,7 +137,7 @@ def install_audit(send, record, changed, scratch, writers):
         if event in FRAME_EVENTS:
             where = candidate_frame(caller, True)
         elif event == "object.__setattr__":
-            if len(args) < 2 or args[1] not in SWAPPED or not callable(args[0]):
+            if len(args) < 2 or args[1] not in SWAPPED or not callable(args[0]) or not runner_code(args[0]):
                 return
             where = candidate_frame(caller, False)
         elif event in GC_EVENTS or event in HOOK_EVENTS or event.startswith("ctypes.") or event == "socket.__new__":

@@ -346,3 +346,21 @@ def test_a_must_error_canary_imports_a_name_python_can_parse(seed):
     )
     assert made is not None
     compile(made[0], "tests/test_x.py", "exec")  # the module still parses
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_copy_of_a_test_named_test_alone_is_still_collected(seed):
+    """`def test(self)` (cachetools) once gave a canary named `locked`: a name pytest never
+    collects, so the canary was never reported and the oracle was flagged for it."""
+    source = (
+        "import unittest\n\nfrom calc import power\n\n\nclass LockedTest(unittest.TestCase):\n"
+        "    def test(self):\n        self.assertEqual(power(2, 1), 2)\n\n"
+        "    def test_locked(self):\n        self.assertEqual(power(3, 1), 3)\n"
+    )
+    made = plant_one(
+        source, "tests/test_x.py::LockedTest::test", "must_fail", random.Random(seed), {"calc"}, _never, set()
+    )
+    assert made is not None
+    planted, canary = made
+    assert canary.test_id.rsplit("::", 1)[1].startswith("test_"), canary.test_id
+    assert f"    def {canary.test_id.rsplit('::', 1)[1]}(self):" in planted
