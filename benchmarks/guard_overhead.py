@@ -1,12 +1,13 @@
 """What evalkit's guard costs a hidden-test run: the same tests, in the same sandbox (reference
 change and hidden tests applied), run plainly (the task's command on the listed test files) and
 guarded as scoring runs them (guard plugin with its execution evidence and whole-runner watch, the
-canaries planted, the watch written, JUnit report, clean environment). Runs alternate, so drift
+canaries planted, the watch written, evalkit's collector receiving the guard's stream, JUnit
+report, clean environment). Runs alternate, so drift
 spreads over both; the median of each and their ratio per task, and over the suite (sum of
 medians). Also the guarded command without the guard plugin, so the plugin's own share shows
 apart from the canaries' tests and the JUnit file. Target: guarded / plain <= 1.10. The set-up
-scoring does before the guarded run (guard written, canaries planted, watch written: a few
-commands in the sandbox) is timed apart.
+scoring does before the guarded run (guard written, canaries planted, watch written, collector
+started: a few commands in the sandbox) is timed apart.
 
     python benchmarks/guard_overhead.py [--suite tasks/demo] [--task ID ...] [--repeats 5]
     python benchmarks/guard_overhead.py --suite tasks/python-libs --per-repository 1
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from evalkit.sandbox.docker.backend import DockerBackend, docker_client
 from evalkit.tasks import Task, load_suite
+from evalkit.verify.collector import start_collector
 from evalkit.verify.correctness import SCORE_ROLE, apply_candidate, apply_hidden_tests
 from evalkit.verify.guarded_run import guarded_command, plant_canaries, prepare_run, write_watch
 from evalkit.verify.runners.pytest_runners import listed_test_files
@@ -66,6 +68,7 @@ def measure(task: Task, backend: DockerBackend, repeats: int) -> tuple[float, fl
             run = prepare_run(sandbox)
             plant_canaries(sandbox, task, run, files)
             write_watch(sandbox, task, run, files)
+            run.collector = start_collector(sandbox)  # as scoring: the guard streams to it
             before.append(time.perf_counter() - started)
             command = guarded_command(task.tests.command, run, files)
             guarded.append(_timed(sandbox, command, task.tests.timeout_s))

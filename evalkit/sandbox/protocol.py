@@ -137,6 +137,17 @@ class Sandbox(Protocol):
 
 
 @runtime_checkable
+class PrivilegedStart(Protocol):
+    """A sandbox that can start a process as its root, beyond the sandbox user's reach: where
+    evalkit's collector runs (verify/collector.py). Optional; without it the guard's report file
+    is read instead, with what that allows stated (docs/design.md, "Limits, stated")."""
+
+    def start_privileged(self, argv: list[str]) -> None:
+        """Start `argv` detached as root; never waits for it."""
+        ...
+
+
+@runtime_checkable
 class SandboxBackend(Protocol):
     """The core: opens sandboxes for one run (`run_id`, given when the backend is made) and removes
     whatever is still open on `close()`. Made by the backend table through `connect`."""

@@ -83,6 +83,16 @@ def runner_flags(guard: Mapping, changed_files: set[str]) -> list[IntegrityFlag]
         )
     if unannounced := guard.get("plugins_unannounced"):
         flags.append(_flag(f"pytest plugins registered behind the plugin manager's back: {_listed(unannounced)}"))
+    runtime = [e for e in guard.get("runtime") or [] if isinstance(e, dict)]
+    if runtime:
+        seen = [f"{e.get('event')} {e.get('detail') or ''} at {e.get('where')}".replace("  ", " ") for e in runtime]
+        flags.append(_flag(f"the test process did what only a forger needs: {_listed(seen)}"))
+    strays = guard.get("strays") or []
+    if strays and any(isinstance(s, dict) and s.get("where") for s in strays[1:]):
+        where = [s["where"] for s in strays[1:] if isinstance(s, dict) and s.get("where")]
+        flags.append(
+            _flag(f"the candidate's code left {strays[0]} process(es) running at the end of the run ({_listed(where)})")
+        )
     origins = guard.get("hook_origins") or {}
     made = sorted(hook for hook, path in origins.items() if not path)
     if made:

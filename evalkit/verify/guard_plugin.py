@@ -1,18 +1,20 @@
 """evalkit's guard: a pytest plugin loaded (with `-p`, under a random module name) into the hidden
-test run inside the scoring sandbox. Never imported by evalkit itself: its source is written into
-the sandbox, like the command server's. Standard library and pytest only (3.10 to 9: the shipped
+test run inside the scoring sandbox. Never imported by evalkit itself: its source, and its two
+parts (`guard_runner.py`, `guard_runtime.py`, loaded from its own folder), are written into the
+sandbox, like the command server's. Standard library and pytest only (3.10 to 9: the shipped
 suites span them).
 
-It reports, to the JSON file named by EVALKIT_GUARD_REPORT, what the harness cannot see from the
-JUnit file alone:
-- each test's outcome as pytest reported it (compared with the JUnit file, which code running in
-  the test process could rewrite afterwards);
-- every plugin registered (conftest files included) with the file it came from and its sha256 at
-  registration, so a conftest or plugin that appeared after evalkit put the test files back (an
-  install step running the candidate's setup code, say) is seen;
-- the ini file pytest used, with its sha256;
-- pytest and unittest functions that decide outcomes but no longer come from their own module's
-  file (monkeypatched by the code under test or a start-up hook), checked at start and at the end.
+Its evidence leaves the test process as it is made: each report pytest makes, each watched body's
+evidence at its teardown, each runtime event of the audit hook, and the whole report last, go
+through the channel (`guard_runtime.open_channel`) to evalkit's collector, run as root; the JSON
+file at EVALKIT_GUARD_REPORT is a copy evalkit compares, never trusts. What it reports:
+- each test's outcome as pytest reported it (compared with the JUnit file, and the JUnit file's
+  sha256 at the end, with the file evalkit reads afterwards);
+- every plugin registered (conftest files included) with the file it came from and its sha256,
+  and the ini file pytest used;
+- the runner watch (`guard_runner`): pytest's and unittest's outcome functions still their own,
+  every runner member compared by identity at the end, plugins registered behind the plugin
+  manager's back, hook functions with no file;
 - evidence that each watched test's own body ran, independent of every report: the test files,
   read (and checked against the sha256 evalkit gave) when the plugin loads, before any code under
   test, are compiled here as pytest compiles them (asserts rewritten or not); during each watched
@@ -20,26 +22,18 @@ JUnit file alone:
   whether each ended on a return instruction (not an exception). A body that runs once (marks
   only, the usual case) is caught as it starts and its frame read at teardown, with tracing off
   in between: the test runs at full speed. A decorated one (hypothesis, a retry) is traced to the
-  end of its call phase. A body swapped for another, or one that raised under a report saying
-  "passed", shows here. The trace function being still in place after each call is checked too;
-- a whole-runner watch: every function, and every attribute of every class, of the runner's
-  modules (`_pytest`, `pytest`, `pluggy`, `unittest`, this plugin) as they were when this plugin
-  loaded, compared by identity at the end; and the registered plugins and hook functions at the
-  end, with the file each came from (none: made at run time), and any registered behind the
-  plugin manager's back (never announced through `pytest_plugin_registered`).
-A missing report means the run never reached the end through this plugin (pytest replaced,
-the plugin unregistered, the process killed). The report is written once, last, in
-pytest_unconfigure, after every other process of the same user that is not an ancestor of this
-one has been killed: a daemon the code under test left behind cannot rewrite it afterwards, and a
-JUnit file it rewrote before then disagrees with the report. That kill happens only where the
-sandbox says it may (EVALKIT_SANDBOX=1 among the container's variables, read when the plugin loads,
-before any code under test) and never as root: run on a host, above all as root, it would SIGKILL
-every other process of the machine, the Docker engine included.
+  end of its call phase. The trace function being still in place after each call is checked too;
+- the runtime events an in-process forger needs (`guard_runtime.install_audit`), and the processes
+  left running at the end, with the spawns behind them.
+Processes of the same user left at the end are killed (inside a sandbox only, EVALKIT_SANDBOX=1
+read when the plugin loads, and never as root: on a host it would SIGKILL every other process of
+the machine, the Docker engine included).
 """
 
 import ast
 import dis
 import hashlib
+import importlib.util
 import inspect
 import json
 import os
@@ -56,8 +50,8 @@ except ImportError:  # pragma: no cover - every supported pytest has it
     _rewrite_module = _rewrite_asserts = None
 
 REPORT = os.environ.get("EVALKIT_GUARD_REPORT", "")
-WATCH = os.environ.get("EVALKIT_GUARD_WATCH", "")  # JSON: {"tests": [ids], "files": {path: sha256}}
-RUNNER_PREFIXES = ("_pytest", "pytest", "pluggy", "unittest")
+WATCH = os.environ.get("EVALKIT_GUARD_WATCH", "")  # JSON: {"tests": [ids], "files": {path: sha256}, "changed": [paths]}
+CHANNEL = os.environ.get("EVALKIT_GUARD_CHANNEL", "")  # the collector's socket
 _settrace, _gettrace, _FRAME, _CODE = sys.settrace, sys.gettrace, types.FrameType, types.CodeType
 # The trace function while a watched body runs: for each frame it starts, getattr(frame, "call",
 # None) is None (no frame has that attribute), so callees are not traced, at the cost of a C call.
@@ -65,32 +59,20 @@ _QUIET = getattr
 _RETURNS = frozenset(dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST") if name in dis.opmap)
 KILL_STRAYS = os.environ.get("EVALKIT_SANDBOX") == "1" and os.getuid() != 0
 RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
-CRITICAL = (
-    ("_pytest.reports", "TestReport.from_item_and_call"),
-    ("_pytest.reports", "TestReport.__init__"),
-    ("_pytest.reports", "BaseReport.passed"),
-    ("_pytest.reports", "BaseReport.failed"),
-    ("_pytest.runner", "call_and_report"),
-    ("_pytest.runner", "runtestprotocol"),
-    ("_pytest.runner", "call_runtest_hook"),
-    ("_pytest.runner", "pytest_runtest_makereport"),
-    ("_pytest.runner", "CallInfo.from_call"),
-    ("_pytest.python", "pytest_pyfunc_call"),
-    ("_pytest.python", "Function.runtest"),
-    ("_pytest.skipping", "pytest_runtest_makereport"),
-    ("_pytest.junitxml", "LogXML.pytest_runtest_logreport"),
-    ("_pytest.junitxml", "LogXML.pytest_sessionfinish"),
-    ("_pytest.junitxml", "_NodeReporter.to_xml"),
-    ("_pytest.unittest", "TestCaseFunction.runtest"),
-    ("_pytest.outcomes", "fail"),
-    ("_pytest.outcomes", "skip"),
-    ("_pytest.outcomes", "xfail"),
-    ("_pytest.outcomes", "exit"),
-    ("unittest.case", "TestCase.run"),
-    ("unittest.case", "TestCase.__call__"),
-    ("unittest.result", "TestResult.addFailure"),
-    ("unittest.result", "TestResult.addError"),
-)
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _part(name):
+    """One of the guard's parts, from this plugin's own folder (never from sys.path)."""
+    spec = importlib.util.spec_from_file_location(__name__ + "_" + name, os.path.join(_HERE, "guard_%s.py" % name))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # watched with the runner: a part replaced is seen
+    spec.loader.exec_module(module)
+    return module
+
+
+_runner, _runtime = _part("runner"), _part("runtime")
+_code_file = _runner.code_file
 
 _state = {
     "outcomes": {},
@@ -108,8 +90,15 @@ _state = {
     "imported_at_start": [],  # files of the modules imported by then, when anything changed then
     "plugins_unannounced": [],  # registered without pytest_plugin_registered
     "hook_origins": {},  # "hook of plugin" -> the file its function came from ("" for none)
+    "runtime": [],  # the audit hook's events (guard_runtime)
+    "strays": [],  # spawns behind the processes left running at the end, when any were
+    "junit_sha256": None,  # the JUnit file as pytest left it
 }
 _announced = []  # every plugin object pytest_plugin_registered saw (kept alive: ids stay theirs)
+
+
+def _check_critical(moment):
+    _runner.check_critical(_state, moment)
 
 
 def _sha256(path):
@@ -118,47 +107,6 @@ def _sha256(path):
             return hashlib.sha256(handle.read()).hexdigest()
     except OSError:
         return None
-
-
-def _code_file(obj):
-    """The file a function is defined in; for a property its getter's, a classmethod its
-    function's, a callable instance its class's `__call__` (pytest 9 makes `fail`, `skip`,
-    `xfail` and `exit` such instances). `__wrapped__` is not followed: a wrapper made with
-    functools.wraps is a replacement like any other."""
-    for attr in ("fget", "__func__"):
-        obj = getattr(obj, attr, obj)
-    code = getattr(obj, "__code__", None)
-    if code is None and not isinstance(obj, type):
-        call = next((k.__dict__["__call__"] for k in type(obj).__mro__ if "__call__" in k.__dict__), None)
-        code = getattr(call, "__code__", None)
-    return getattr(code, "co_filename", None) if code is not None else None
-
-
-def _check_critical(moment):
-    for module_name, dotted in CRITICAL:
-        module = sys.modules.get(module_name)
-        if module is None:
-            continue
-        owner, obj = module, None
-        for part in dotted.split("."):
-            holder = owner
-            owner = holder.__dict__.get(part) if hasattr(holder, "__dict__") else None
-            if owner is None:
-                owner = getattr(holder, part, None)
-            if owner is None:
-                break
-        obj = owner
-        if obj is None:
-            continue
-        where = _code_file(obj)
-        expected = getattr(module, "__file__", None)
-        if expected is None:
-            continue
-        # every CRITICAL name is a Python function of its module: anything else is a replacement
-        if where is None or os.path.realpath(where) != os.path.realpath(expected):
-            name = "%s.%s" % (module_name, dotted)
-            if not any(entry.startswith(name + " ") for entry in _state["tampered"]):
-                _state["tampered"].append("%s now comes from %s (seen at the %s)" % (name, where, moment))
 
 
 def _base_id(test_id):
@@ -174,7 +122,7 @@ def _read_watch():
         with open(WATCH) as handle:
             watch = json.load(handle)
     except (OSError, ValueError):
-        return [], {}
+        return [], {}, []
     sources = {}
     for path, digest in (watch.get("files") or {}).items():
         try:
@@ -186,11 +134,26 @@ def _read_watch():
             sources[path] = raw
         else:
             _state["sources_changed"].append(path)
-    return [_base_id(t) for t in watch.get("tests") or []], sources
+    return [_base_id(t) for t in watch.get("tests") or []], sources, watch.get("changed") or []
 
 
-_watched, _sources = _read_watch()
+_watched, _sources, _changed = _read_watch()
 _watched = frozenset(_watched)
+_send = _runtime.open_channel(CHANNEL) or (lambda message: None)
+_send({"kind": "hello", "pid": os.getpid()})
+_scratch = os.path.dirname(os.path.dirname(os.path.realpath(REPORT))) if REPORT else ""
+_junit_writer = os.path.join(os.path.dirname(sys.modules["_pytest"].__file__), "junitxml.py")
+_writers = [os.path.realpath(p) for p in (__file__, _junit_writer)]
+_protected = [
+    os.path.realpath(os.path.dirname(sys.modules[name].__file__))
+    for name in ("_pytest", "pytest", "pluggy", "unittest")
+    if getattr(sys.modules.get(name), "__file__", None)
+]
+_spawns = (
+    _runtime.install_audit(_send, _state["runtime"].append, _changed, _scratch, _writers, _protected)
+    if _scratch and WATCH
+    else (lambda: [])
+)
 _modules = {}  # (path, asserts rewritten) -> the module's code as compiled here, None if it does not
 _config = []  # pytest's config, once configured (assertion rewriting reads its settings)
 
@@ -400,165 +363,7 @@ def pytest_runtest_teardown(item):
         _state["trace_lost"].append(item.nodeid)
     watch.frames.clear()
     _settrace(watch.previous)
-
-
-def _runner_modules():
-    me = sys.modules.get(__name__)
-    for name, module in list(sys.modules.items()):
-        if module is me or name.split(".")[0] in RUNNER_PREFIXES:
-            yield name, module
-
-
-_MEMBER_KINDS = (types.FunctionType, type, property, staticmethod, classmethod)
-_PYTEST_DIR = os.path.dirname(os.path.realpath(sys.modules["_pytest"].__file__)) + os.sep
-
-
-class _Snapshot:
-    """The runner's module dicts, and the dicts of the classes they define, as they were: their
-    keys and values held flat in a few lists, compared at the end by identity. Held flat, not as
-    a copy of each dict: a thousand copies surviving into the collector's oldest generation cost
-    the test run a full collection of its own (~10 ms, a third of the guard's cost on a short
-    run)."""
-
-    def __init__(self):
-        self.names, self.holders, self.is_class, self.starts, self.keys, self.values = [], [], [], [], [], []
-        for name, module in _runner_modules():
-            namespace = getattr(module, "__dict__", None)
-            if namespace is None:
-                continue
-            self._add(name, module, False, namespace)
-            for attr, value in list(namespace.items()):
-                if isinstance(value, type) and value.__module__ == name:
-                    self._add(name + "." + attr, value, True, value.__dict__)
-        self.starts.append(len(self.keys))
-
-    def _add(self, name, holder, is_class, namespace):
-        self.names.append(name)
-        self.holders.append(holder)
-        self.is_class.append(is_class)
-        self.starts.append(len(self.keys))
-        self.keys.extend(namespace.keys())
-        self.values.extend(namespace.values())
-
-    def changes(self):
-        """(dotted name, what, the value now) for each member changed since (`_changes`)."""
-        for i, name in enumerate(self.names):
-            if self.is_class[i]:
-                new = self.holders[i].__dict__
-            else:
-                new = getattr(sys.modules.get(name), "__dict__", None) or {}
-            first, last = self.starts[i], self.starts[i + 1]
-            keys, values = self.keys[first:last], self.values[first:last]
-            if keys == list(new) and _unchanged(values, list(new.values())):
-                continue
-            kinds = _MEMBER_KINDS if self.is_class[i] else (types.FunctionType, type)
-            for key, what in _changes(dict(zip(keys, values)), new, kinds):  # noqa: B905 (3.9 and older have no strict)
-                yield name + "." + key, what, new.get(key)
-
-
-def _pytests_own(member):
-    """Whether a member's code comes from pytest's own files (its legacy-path plugin adds
-    properties to its classes when it starts)."""
-    for attr in ("fget", "__func__"):
-        member = getattr(member, attr, None) or member
-    code = getattr(member, "__code__", None)
-    return code is not None and os.path.realpath(code.co_filename).startswith(_PYTEST_DIR)
-
-
-def _unchanged(old, new):
-    try:
-        return old == new  # identity first, in C: only a changed value is compared further
-    except Exception:
-        return False
-
-
-def _changes(old, new, kinds):
-    """(name, what) for members of `kinds` in `old` replaced or removed in `new`, and functions,
-    properties and method wrappers added (a nested class may be made on first use: py.xml's tags,
-    in old pytest's JUnit writer). Data attributes are not members: pytest sets them as it runs."""
-    for key, value in old.items():
-        if isinstance(value, kinds) and new.get(key, _state) is not value:
-            yield key, "replaced" if key in new else "removed"
-    for key, value in new.items():
-        if key not in old and isinstance(value, _MEMBER_KINDS) and not isinstance(value, type):
-            yield key, "added"
-
-
-def _compare_runner(before, at_start=False):
-    """What changed in the runner since `before` (a `_Snapshot`), recorded; at start, the snapshot
-    now (the end's baseline).
-    `at_start`: the window before the first conftest, where pytest's own start-up and installed
-    plugins (hypothesis wraps `FixtureFunctionMarker.__call__` when it is imported) change it:
-    changes whose code is pytest's are dropped, the others kept apart with the files of the
-    modules imported by then, for the harness to judge against the candidate's change."""
-    for member, what, now in before.changes():
-        entry = "%s %s" % (member, what)
-        if not at_start or what == "removed":
-            _state["runner_changed"].append(entry)
-        elif not _pytests_own(now):
-            _state["runner_changed_at_start"].append(entry)
-    if at_start and _state["runner_changed_at_start"]:
-        _state["imported_at_start"] = _imported_since_load()
-    return _Snapshot() if at_start else None
-
-
-def _imported_since_load():
-    """The real paths of the modules imported since this plugin loaded."""
-    files = set()
-    for name, module in list(sys.modules.items()):
-        path = getattr(module, "__file__", None) if name not in _MODULES_AT_LOAD else None
-        if isinstance(path, str):
-            files.add(os.path.realpath(path))
-    return sorted(files)
-
-
-_ORIGINS = {}  # a code object's file -> its real path, or "" when no such file exists
-
-
-def _origin(function):
-    """The file a hook function's code came from; "" when there is none (made at run time)."""
-    code = getattr(getattr(function, "__func__", function), "__code__", None)
-    path = getattr(code, "co_filename", "") or ""
-    if path not in _ORIGINS:
-        _ORIGINS[path] = os.path.realpath(path) if path and os.path.isfile(path) else ""
-    return _ORIGINS[path]
-
-
-def _check_plugins(manager):
-    announced = {id(plugin) for plugin in _announced}
-    for plugin in manager.get_plugins():
-        if plugin is not None and id(plugin) not in announced:  # None: a name blocked (`-p no:...`)
-            name = manager.get_name(plugin) or repr(plugin)
-            _state["plugins_unannounced"].append("%s (%s)" % (name, type(plugin).__name__))
-    for hook_name in dir(manager.hook):
-        caller = getattr(manager.hook, hook_name, None)
-        for impl in getattr(caller, "get_hookimpls", lambda: [])():
-            key = "%s of %s (%s)" % (hook_name, impl.plugin_name, type(impl.plugin).__name__)
-            _state["hook_origins"][key] = _origin(impl.function)
-
-
-def _kill_strays():
-    """SIGKILL every process of this user that is neither this process nor one of its ancestors
-    (inside a sandbox, as its unprivileged user only: see KILL_STRAYS)."""
-    if not KILL_STRAYS:
-        return
-    keep, pid = set(), os.getpid()
-    while pid > 1 and pid not in keep:
-        keep.add(pid)
-        try:
-            with open("/proc/%d/stat" % pid) as handle:
-                pid = int(handle.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            break
-    uid = os.getuid()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) in keep:
-            continue
-        try:
-            if os.stat("/proc/" + entry).st_uid == uid:
-                os.kill(int(entry), 9)
-        except OSError:
-            pass
+    _send({"kind": "ran", "test": item.nodeid, "counts": list(watch.counts)})
 
 
 def _write():
@@ -583,7 +388,7 @@ def pytest_load_initial_conftests(early_config):
     implementation is `tryfirst`) and before the first conftest (loaded by pytest's `trylast`
     one): what changed in the runner since this plugin loaded, and what code had run by then."""
     global _runner_before_conftests
-    _runner_before_conftests = _compare_runner(_RUNNER_AT_LOAD, at_start=True)
+    _runner_before_conftests = _runner.compare_runner(_state, _RUNNER_AT_LOAD, _MODULES_AT_LOAD, at_start=True)
 
 
 def pytest_configure(config):
@@ -599,7 +404,7 @@ def pytest_collectreport(report):
         _state["collect_errors"].append(report.nodeid)
 
 
-def pytest_runtest_logreport(report):
+def pytest_runtest_logreport(report, _send=_send):
     if report.when == "call":
         status = "passed" if report.passed else ("skipped" if report.skipped else "failed")
     elif report.failed:
@@ -608,6 +413,7 @@ def pytest_runtest_logreport(report):
         status = "skipped"
     else:
         status = "passed"
+    _send({"kind": "report", "test": report.nodeid, "when": report.when, "status": status})
     previous = _state["outcomes"].get(report.nodeid)
     if previous is None or RANK[status] > RANK[previous]:
         _state["outcomes"][report.nodeid] = status
@@ -618,14 +424,24 @@ def pytest_sessionfinish(session, exitstatus):
     _state["finished"] = True
 
 
-def pytest_unconfigure(config):
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config, _send=_send):
     _check_critical("end")
-    _compare_runner(_runner_before_conftests or _RUNNER_AT_LOAD)
-    _check_plugins(config.pluginmanager)
-    _kill_strays()
+    _runner.compare_runner(_state, _runner_before_conftests or _RUNNER_AT_LOAD, _MODULES_AT_LOAD)
+    _runner.check_plugins(_state, _announced, config.pluginmanager)
+    left = _runner.strays()
+    if left:
+        _state["strays"] = [len(left)] + [s for s in _spawns() if s.get("where")][:5]
+    if KILL_STRAYS:
+        _runner.kill(left)
+    xmlpath = getattr(config.option, "xmlpath", None)
+    _state["junit_sha256"] = _sha256(xmlpath) if xmlpath else None
+    # The collector's copy first: whatever runs in `_write` (code under test can replace it) can
+    # then change only the file, which is checked against this message.
+    _send({"kind": "final", "state": _state})
     _write()
 
 
-_RUNNER_AT_LOAD = _Snapshot()
+_RUNNER_AT_LOAD = _runner.Snapshot(__name__)
 _MODULES_AT_LOAD = frozenset(sys.modules)
 _runner_before_conftests = None

@@ -29,11 +29,13 @@ from evalkit.integrity import FlagKind, IntegrityFlag
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.tasks.model import Task
 from evalkit.verify.canaries import Canary, plant
+from evalkit.verify.collector import Collector
 from evalkit.verify.guard_evidence import body_evidence, runner_flags
 from evalkit.verify.junit import TestStatus
 from evalkit.verify.runner_steering import RestoredChange, defines_hooks, plan_for, restore_settings
 
 GUARD_SOURCE = (Path(__file__).parent / "guard_plugin.py").read_text()
+GUARD_PARTS = {name: (Path(__file__).parent / name).read_text() for name in ("guard_runner.py", "guard_runtime.py")}
 SCRATCH = "/tmp/evalkit"
 CLEAN_VARIABLES = (
     "unset PYTEST_PLUGINS PYTHONSTARTUP PYTHONINSPECT PYTHONHOME; "
@@ -107,6 +109,7 @@ class GuardedRun:
     guard: dict | None = None
     canaries: list[Canary] = field(default_factory=list)  # planted beside the hidden tests; must not pass
     watched: list[str] = field(default_factory=list)  # tests whose bodies the guard watches run
+    collector: Collector | None = None  # where the guard's evidence goes as it is made (None: the file only)
 
     @property
     def watch_path(self) -> str:
@@ -121,6 +124,8 @@ def prepare_run(sandbox: Sandbox) -> GuardedRun:
     run = GuardedRun(f"{folder}/junit.xml", f"{folder}/guard.json", f"evalkit_guard_{token}")
     sandbox.exec(f"mkdir -p {folder}/plugin", timeout=60)
     sandbox.write_file(f"{folder}/plugin/{run.guard_module}.py", GUARD_SOURCE)
+    for name, source in GUARD_PARTS.items():
+        sandbox.write_file(f"{folder}/plugin/{name}", source)
     names = " -o ".join(f"-name {shlex.quote(n)}" for n in APPROVED_NAMES)
     listing = _text(sandbox, f"find . -path ./.git -prune -o \\( {names} \\) -type f -print0 | xargs -0 -r sha256sum")
     for line in (listing or "").splitlines():
@@ -155,10 +160,11 @@ def plant_canaries(sandbox: Sandbox, task: Task, run: GuardedRun, test_files: li
         sandbox.write_file(path, text)
 
 
-def write_watch(sandbox: Sandbox, task: Task, run: GuardedRun, test_files: list[str]) -> None:
+def write_watch(sandbox: Sandbox, task: Task, run: GuardedRun, test_files: list[str], kept: Iterable[str] = ()) -> None:
     """Tell the guard which tests to watch run (the listed ones and the canaries, in one list it
     cannot tell apart) and the sha256 of their files as they are now, after the canaries: the
-    guard compiles them as read when it loads, checked against these."""
+    guard compiles them as read when it loads, checked against these. `kept`: the candidate's
+    paths left in place, whose code the guard's audit hook holds to account (guard_runtime)."""
     run.watched = [*task.tests.fail_to_pass, *task.tests.pass_to_pass, *(c.test_id for c in run.canaries)]
     random.SystemRandom().shuffle(run.watched)
     quoted = " ".join(map(shlex.quote, test_files))
@@ -167,7 +173,9 @@ def write_watch(sandbox: Sandbox, task: Task, run: GuardedRun, test_files: list[
     for line in (listing or "").splitlines():
         digest, _, path = line.partition("  ")
         files[path] = digest
-    sandbox.write_file(run.watch_path, json.dumps({"tests": run.watched, "files": files}))
+    hidden = set(test_files) | set(changed_paths(task.test_patch) if task.test_patch.strip() else [])
+    changed = sorted(str(Path(sandbox.workdir, p)) for p in kept if p not in hidden and p.endswith(".py"))
+    sandbox.write_file(run.watch_path, json.dumps({"tests": run.watched, "files": files, "changed": changed}))
 
 
 def canary_flags(run: GuardedRun, junit: dict[str, TestStatus]) -> list[IntegrityFlag]:
@@ -210,6 +218,7 @@ def guarded_command(task_command: str, run: GuardedRun, test_files: list[str]) -
     setup = (
         f"{CLEAN_VARIABLES}; export EVALKIT_GUARD_REPORT={shlex.quote(run.guard_path)} "
         f"EVALKIT_GUARD_WATCH={shlex.quote(run.watch_path)} "
+        f"EVALKIT_GUARD_CHANNEL={shlex.quote(run.collector.socket_path if run.collector else '')} "
         f'PYTHONPATH={shlex.quote(folder + "/plugin")}"${{PYTHONPATH:+:$PYTHONPATH}}"'
     )
     extra = (

@@ -15,7 +15,7 @@ from toy import diff_of, write_files
 
 from evalkit.tasks.model import Task
 from evalkit.verify.correctness import evaluate_patch
-from evalkit.verify.guarded_run import GUARD_SOURCE, GuardedRun, check_run, read_guard
+from evalkit.verify.guarded_run import GUARD_PARTS, GUARD_SOURCE, GuardedRun, check_run, read_guard
 from evalkit.verify.junit import TestStatus, parse_junit
 from evalkit.verify.runners import runner_for
 
@@ -202,6 +202,8 @@ def test_guarded_tox_command_loads_the_guard_and_writes_the_junit_report(tox_bin
     run = GuardedRun(str(folder / "junit.xml"), str(folder / "guard.json"), "evalkit_guard_tox")
     (folder / "plugin").mkdir(parents=True)
     (folder / "plugin" / f"{run.guard_module}.py").write_text(HOST_SAFE_GUARD)
+    for name, source in GUARD_PARTS.items():
+        (folder / "plugin" / name).write_text(source)
     task = Task(
         id="tox-task",
         prompt="p",

@@ -5,9 +5,11 @@ pytest on the toy package (no Docker)."""
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
@@ -62,39 +64,148 @@ def test_a_cheat_that_makes_tests_look_passed_passes_a_canary(tmp_path, cheat):
     assert any(outcomes.get(c.test_id) == TestStatus.PASSED for c in canaries), (cheat, outcomes)
 
 
-def test_a_canary_reads_like_its_neighbours_and_leaves_the_module_as_it_was():
-    source = textwrap.dedent(
-        '''
-        import pytest
-        from calc import power  # the code under test
+NEIGHBOURS = textwrap.dedent(
+    '''
+    import pytest
+    from calc import power, power_of  # the code under test
 
 
-        class TestPower:
-            @pytest.mark.parametrize("base", [2, 3])
-            def test_power_of_one(self, base):
-                """Any base to the first power is itself."""
-                result = power(base, 1)
-                assert result == base
-                assert power(base, 0) == 1
+    class TestPower:
+        @pytest.mark.parametrize("base", [2, 3])
+        def test_power_of_one(self, base):
+            """Any base to the first power is itself."""
+            result = power(base, 1)
+            assert result == base
+            assert power( base, 0 )==1  # odd spacing, kept
+
+        def test_power_of_two(self):
+            assert power(2, 2) == "a\\nb"
+
+        def test_zero_base(self):
+            assert power(0, 2) == 0
 
 
-        def test_last():
-            assert True
-        '''
-    ).lstrip()
-    test_id = "tests/test_p.py::TestPower::test_power_of_one[2]"
-    planted, canary = plant_one(source, test_id, "must_fail", random.Random(0), {"calc"}, _never, set())
+    def test_last():
+        assert True
+    '''
+).lstrip()
+ONE_OF = "tests/test_p.py::TestPower::test_power_of_one[2]"
+
+
+def _copy_of(planted: str, name: str) -> list[str]:
+    """The canary's lines: from its decorator to the next blank line."""
+    lines = planted.splitlines()
+    at = next(i for i, line in enumerate(lines) if f"def {name}(" in line)
+    end = next((i for i in range(at, len(lines)) if not lines[i].strip()), len(lines))
+    return lines[at - 1 if at and lines[at - 1].lstrip().startswith("@") else at : end]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_must_fail_canary_is_the_originals_text_with_a_name_and_a_value_changed(seed):
+    planted, canary = plant_one(NEIGHBOURS, ONE_OF, "must_fail", random.Random(seed), {"calc"}, _never, set(), True)
     assert canary.test_id.startswith("tests/test_p.py::TestPower::test_") and canary.owns(canary.test_id + "[3]")
     assert canary.copied_from == "tests/test_p.py::TestPower::test_power_of_one"
     name = canary.test_id.rsplit("::", 1)[1]
-    assert set(name.removeprefix("test_").split("_")) <= {"power", "of", "one", "last"}
-    lines = source.splitlines()
-    end = lines.index("        assert power(base, 0) == 1") + 1
-    assert planted.splitlines()[:end] == lines[:end]  # untouched up to the copy
-    assert planted.endswith("def test_last():\n    assert True\n")
-    copied = planted[planted.index(f"def {name}") - len("    @pytest.mark.parametrize('base', [2, 3])\n    ") :]
-    assert copied.startswith("    @pytest.mark.parametrize('base', [2, 3])\n    def test_")
-    assert "assert power(base, 0) == 2" in copied and "assert result == base" in copied  # one value changed
+    original = _copy_of(NEIGHBOURS, "test_power_of_one")
+    copied = _copy_of(planted, name)
+    differ = [(a, b) for a, b in zip(original, copied, strict=True) if a != b]
+    assert len(copied) == len(original) and len(differ) == 2  # the def line and the last check
+    assert differ[0][1] == differ[0][0].replace("test_power_of_one", name)
+    assert differ[1][1].startswith("        assert power( base, 0 )==") and "not" not in differ[1][1]
+    assert differ[1][1].split("==")[1].split()[0] in {"0", "2"}  # a neighbouring value
+    # a sibling's name: one word of the module's test names swapped
+    words = name.removeprefix("test_").split("_")
+    assert len(words) == 3 and set(words) <= {"power", "of", "one", "two", "zero", "base", "last"}
+    compile(planted, "t.py", "exec")
+    assert planted.replace("\n".join(copied) + "\n\n", "", 1) == NEIGHBOURS  # the rest untouched
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_canary_follows_a_later_sibling_never_its_original_nor_a_test_before_it(seed):
+    planted, canary = plant_one(NEIGHBOURS, ONE_OF, "must_fail", random.Random(seed), {"calc"}, _never, set(), True)
+    name = canary.test_id.rsplit("::", 1)[1]
+    order = re.findall(r"def (test_\w+)", planted)
+    assert order.index(name) > order.index("test_power_of_two")  # after the original's neighbour
+    assert order.index(name) < order.index("test_last")  # in its class
+    # nothing after the original: strict planting declines, a looser one goes to the end
+    last = "tests/test_p.py::test_last"
+    assert plant_one(NEIGHBOURS, last, "must_fail", random.Random(seed), {"calc"}, _never, set(), True) is None
+
+
+def test_a_must_error_canary_imports_a_sibling_of_an_imported_name_above_its_first_statement():
+    planted, canary = plant_one(NEIGHBOURS, ONE_OF, "must_error", random.Random(0), {"calc"}, _never, set())
+    name = canary.test_id.rsplit("::", 1)[1]
+    copied = _copy_of(planted, name)
+    assert copied[0] == '    @pytest.mark.parametrize("base", [2, 3])'
+    assert copied[2] == '        """Any base to the first power is itself."""'
+    imported = re.fullmatch(r"        from calc import (\w+)", copied[3])
+    assert imported and imported[1] not in {"power", "power_of"} and "power" in imported[1]
+    assert copied[4:] == _copy_of(NEIGHBOURS, "test_power_of_one")[3:]
+    compile(planted, "t.py", "exec")
+
+
+def test_a_must_error_name_joins_an_import_the_test_makes_itself():
+    source = (
+        "def test_load():\n    from calc.io import load_file\n    assert load_file('x')\n\n\n"
+        "def test_dump():\n    pass\n"
+    )
+    planted, _ = plant_one(source, "t.py::test_load", "must_error", random.Random(0), {"calc"}, _never, set())
+    assert re.search(r"    from calc.io import load_file, \w+\n    assert load_file", planted.split("def test_dump")[1])
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_changed_string_never_ends_in_an_invalid_escape(seed):
+    """click's `"\\n"` once became `"\\j"`: a SyntaxWarning, an error under -W error."""
+    source = (
+        "def test_echo():\n    assert out() == 'hi\\n'\n\n\ndef test_raw():\n    assert out() == r'\\d\\n'\n\n\n"
+        "def test_hex():\n    assert out() == b'\\x41\\n9'\n\n\ndef test_end():\n    pass\n"
+    )
+    for test in ("test_echo", "test_raw", "test_hex"):
+        made = plant_one(source, f"t.py::{test}", "must_fail", random.Random(seed), set(), _never, set(), True)
+        assert made is not None
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            compile(made[0], "t.py", "exec")
+        copied = _copy_of(made[0], made[1].test_id.rsplit("::", 1)[1])[-1]
+        assert copied.count("\\") == _copy_of(source, test)[-1].count("\\")
+
+
+def test_a_must_fail_canary_fails_where_its_original_passes(tmp_path):
+    source = textwrap.dedent(
+        """
+        import pytest
+
+
+        @pytest.mark.parametrize("n", [1, 2])
+        def test_double(n):
+            assert {"n": n * 2, "s": "ab"} == {"n": 2 * n, "s": "ab"}
+
+
+        def test_words():
+            assert "a b".split() == ["a", "b"]
+
+
+        def test_flag():
+            assert bool(1) is True
+        """
+    ).lstrip()
+    (tmp_path / "test_m.py").write_text(source)
+    rng, taken = random.Random(5), set()
+    for test in ("test_m.py::test_double[1]", "test_m.py::test_words", "test_m.py::test_flag"):
+        source, canary = plant_one(source, test, "must_fail", rng, set(), _never, taken)
+        taken.add(canary.test_id.rsplit("::", 1)[1])
+    (tmp_path / "test_m.py").write_text(source)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={tmp_path}/j.xml", "test_m.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+    )
+    outcomes = parse_junit((tmp_path / "j.xml").read_text())
+    assert len(outcomes) == 8, result.stdout
+    for test_id, status in outcomes.items():
+        name = test_id.split("::")[-1].split("[")[0]
+        assert (status == TestStatus.PASSED) == (name in {"test_double", "test_words", "test_flag"}), test_id
 
 
 def test_unittest_checks_are_turned_around_and_missing_names_are_looked_up():
@@ -108,11 +219,19 @@ def test_unittest_checks_are_turned_around_and_missing_names_are_looked_up():
         class PowerTest(unittest.TestCase):
             def test_square(self):
                 self.assertEqual(power(3, 2), 9)
+
+            def test_cube(self):
+                self.assertTrue(power(2, 3))
         """
     ).lstrip()
     test_id = "tests/test_u.py::PowerTest::test_square"
     failing, _ = plant_one(source, test_id, "must_fail", random.Random(0), {"calc"}, _never, set())
-    assert "self.assertNotEqual(power(3, 2), 9)" in failing
+    copied = _copy_of(failing, _.test_id.rsplit("::", 1)[1])[-1]
+    assert copied in {"        self.assertEqual(power(3, 2), 8)", "        self.assertEqual(power(3, 2), 10)"}
+    cube, _ = plant_one(
+        source, "tests/test_u.py::PowerTest::test_cube", "must_fail", random.Random(0), {"calc"}, _never, set()
+    )
+    assert "self.assertFalse(power(2, 3))" in cube
     asked: list[str] = []
 
     def exists(name: str) -> bool:
@@ -120,12 +239,37 @@ def test_unittest_checks_are_turned_around_and_missing_names_are_looked_up():
         return len(asked) == 1  # the first name chosen is taken: another is chosen
 
     erroring, canary = plant_one(source, test_id, "must_error", random.Random(0), {"calc"}, exists, set())
-    assert len(asked) == 2 and f"from calc.core import {asked[1]}" in erroring
+    assert len(asked) == 2 and f"        from calc.core import {asked[1]}\n        self.assertEqual" in erroring
     assert canary.kind == "must_error"
     # no check to turn around, no import of the project's own packages: no canary from that test
     bare = "def test_runs():\n    print('hi')\n"
     assert plant_one(bare, "t.py::test_runs", "must_fail", random.Random(0), {"calc"}, _never, set()) is None
     assert plant_one(bare, "t.py::test_runs", "must_error", random.Random(0), {"calc"}, _never, set()) is None
+
+
+def test_a_plain_check_gets_a_not_only_when_nothing_symmetric_is_left():
+    source = "def test_ok():\n    assert ready()\n\n\ndef test_end():\n    pass\n"
+    assert plant_one(source, "t.py::test_ok", "must_fail", random.Random(0), set(), _never, set(), True) is None
+    planted, _ = plant_one(source, "t.py::test_ok", "must_fail", random.Random(0), set(), _never, set())
+    assert "    assert not ready()\n" in planted
+
+
+def test_plant_makes_three_must_fail_canaries_from_different_tests_and_one_must_error():
+    sources = {"tests/test_p.py": NEIGHBOURS + "\n\ndef test_power_last():\n    assert power(1, 1) == 1\n"}
+    ids = [
+        "tests/test_p.py::TestPower::test_power_of_one[2]",
+        "tests/test_p.py::TestPower::test_power_of_two",
+        "tests/test_p.py::TestPower::test_zero_base",
+        "tests/test_p.py::test_last",
+        "tests/test_p.py::test_power_last",
+    ]
+    changed, canaries = plant(sources, ids[:2], ids[2:], random.Random(3), {"calc"}, _never)
+    kinds = [c.kind for c in canaries]
+    assert sorted(kinds) == ["must_error", "must_fail", "must_fail", "must_fail"]
+    assert len({c.copied_from for c in canaries}) == 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compile(changed["tests/test_p.py"], "t.py", "exec")
 
 
 def _flags(canaries, junit, guard=None):
@@ -202,3 +346,21 @@ def test_a_must_error_canary_imports_a_name_python_can_parse(seed):
     )
     assert made is not None
     compile(made[0], "tests/test_x.py", "exec")  # the module still parses
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_copy_of_a_test_named_test_alone_is_still_collected(seed):
+    """`def test(self)` (cachetools) once gave a canary named `locked`: a name pytest never
+    collects, so the canary was never reported and the oracle was flagged for it."""
+    source = (
+        "import unittest\n\nfrom calc import power\n\n\nclass LockedTest(unittest.TestCase):\n"
+        "    def test(self):\n        self.assertEqual(power(2, 1), 2)\n\n"
+        "    def test_locked(self):\n        self.assertEqual(power(3, 1), 3)\n"
+    )
+    made = plant_one(
+        source, "tests/test_x.py::LockedTest::test", "must_fail", random.Random(seed), {"calc"}, _never, set()
+    )
+    assert made is not None
+    planted, canary = made
+    assert canary.test_id.rsplit("::", 1)[1].startswith("test_"), canary.test_id
+    assert f"    def {canary.test_id.rsplit('::', 1)[1]}(self):" in planted

@@ -15,6 +15,7 @@ import pytest
 
 import evalkit.verify
 from evalkit.verify.guard_evidence import body_evidence, runner_flags
+from evalkit.verify.guarded_run import GUARD_PARTS
 from evalkit.verify.junit import TestStatus
 
 GUARD = Path(evalkit.verify.__file__).parent / "guard_plugin.py"
@@ -145,17 +146,24 @@ def run_guarded(
 ) -> dict:
     """pytest on a two-file project with the guard loaded as evalkit loads it; its report.
     `installed`: plugin modules (name -> source) outside the project, loaded with `-p` after it."""
-    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg").mkdir(parents=True)
     (tmp_path / "pkg/__init__.py").write_text("def value():\n    return 1\n" + package)
     (tmp_path / "tests").mkdir()
     test_file = tmp_path / "tests/test_it.py"
     test_file.write_text(TESTS)
-    watch = {"tests": WATCHED, "files": {"tests/test_it.py": hashlib.sha256(test_file.read_bytes()).hexdigest()}}
+    watch = {
+        "tests": WATCHED,
+        "files": {"tests/test_it.py": hashlib.sha256(test_file.read_bytes()).hexdigest()},
+        "changed": sorted(_candidates(tmp_path)),
+    }
     if changed_tests is not None:
         test_file.write_text(changed_tests)
     (tmp_path / "plugin").mkdir()
     (tmp_path / "plugin/evalkit_guard_t.py").write_text(GUARD.read_text())
+    for name, source in GUARD_PARTS.items():
+        (tmp_path / "plugin" / name).write_text(source)
     (tmp_path / "watch.json").write_text(json.dumps(watch))
+    (tmp_path / "evalkit/run").mkdir(parents=True)
     (tmp_path / "site").mkdir()
     loaded = []
     for name, source in (installed or {}).items():
@@ -163,7 +171,7 @@ def run_guarded(
         loaded += ["-p", name]
     variables = {
         "PYTHONPATH": f"{tmp_path / 'plugin'}:{tmp_path}:{tmp_path / 'site'}",
-        "EVALKIT_GUARD_REPORT": str(tmp_path / "guard.json"),
+        "EVALKIT_GUARD_REPORT": str(tmp_path / "evalkit/run/guard.json"),  # evalkit's scratch: evalkit/
         "EVALKIT_GUARD_WATCH": str(tmp_path / "watch.json"),
         "PYTHONDONTWRITEBYTECODE": "1",
     }
@@ -174,7 +182,7 @@ def run_guarded(
         capture_output=True,
         timeout=120,
     )
-    return json.loads((tmp_path / "guard.json").read_text())
+    return json.loads((tmp_path / "evalkit/run/guard.json").read_text())
 
 
 def test_an_honest_run_shows_every_body_ran_and_nothing_changed(tmp_path):
@@ -201,6 +209,28 @@ def test_an_honest_run_shows_every_body_ran_and_nothing_changed(tmp_path):
 
 def _candidates(tmp_path: Path) -> set[str]:
     return {str((tmp_path / "pkg/__init__.py").resolve())}
+
+
+# A library that sets defaults on its own functions as it loads (jinja's filters do), and one
+# that rebinds the defaults of a function of pytest's.
+OWN_DEFAULTS = """
+def _scale(x, factor=1):
+    return x * factor
+_scale.__defaults__ = (2,)
+"""
+RUNNER_DEFAULTS = """
+import _pytest.runner
+_pytest.runner.call_and_report.__defaults__ = (False,)
+"""
+
+
+def test_a_function_s_defaults_are_evidence_only_when_the_function_is_the_runner_s(tmp_path):
+    own = run_guarded(tmp_path / "own", OWN_DEFAULTS)
+    assert own["runtime"] == [] and runner_flags(own, _candidates(tmp_path / "own")) == []
+    runner = run_guarded(tmp_path / "runner", RUNNER_DEFAULTS)
+    assert [e["detail"] for e in runner["runtime"]] == ["__defaults__"]
+    assert all(e["where"].startswith(str((tmp_path / "runner/pkg/__init__.py").resolve())) for e in runner["runtime"])
+    assert runner_flags(runner, _candidates(tmp_path / "runner"))
 
 
 def test_a_swapped_body_passes_and_the_guard_saw_it_never_run(tmp_path):
@@ -236,7 +266,7 @@ def test_a_runner_patch_at_start_up_from_the_candidates_code_is_evidence(tmp_pat
     assert guard["outcomes"]["tests/test_it.py::test_wrong"] == "passed"  # the patch forged a pass
     assert "_pytest.runner.call_and_report replaced" in guard["runner_changed_at_start"]
     assert guard["runner_changed"] == []  # before the first conftest: pytest and installed plugins' time
-    [flag] = runner_flags(guard, changed_files=_candidates(tmp_path))
+    [flag] = [f for f in runner_flags(guard, changed_files=_candidates(tmp_path)) if "at start-up" in f.evidence]
     assert "at start-up, after code from the candidate's change ran" in flag.evidence
     assert "pkg/__init__.py" in flag.evidence and "call_and_report replaced" in flag.evidence
 

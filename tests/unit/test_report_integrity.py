@@ -239,7 +239,7 @@ def test_compare_command_reports_integrity_from_scored_run_folders(tmp_path):
     base = write_run(tmp_path, "base", {"m": BASE_RESOLVED}, run_seed=4)
     new = write_run(tmp_path, "new", {"m": BASE_RESOLVED}, run_seed=4)
     rows = [AttemptScores.model_validate_json(line) for line in (new / "scores.jsonl").read_text().splitlines()]
-    failing = IntegrityReport.of([IntegrityFlag.make("test_tampering", f"conftest.py: {HOSTILE}", source="diff")])
+    failing = IntegrityReport.of([IntegrityFlag.make("test_tampering", f"conftest.py: {HOSTILE}", source="tests")])
     for row in rows:
         if row.task_id == "t03":  # passed the tests by tampering with them: unresolved
             row.integrity = failing

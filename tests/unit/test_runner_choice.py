@@ -101,7 +101,8 @@ def test_unittest_runs_the_modules_of_the_listed_tests(imported):
 def test_tox_passes_the_guarded_pytest_arguments_after_its_double_dash(imported):
     task = next(t for t in imported if t.repo == "sphinx-doc/sphinx")
     command = runner_for("tox").command(task, RUN)
-    assert "export TOX_OVERRIDE='testenv.pass_env+=PYTHONPATH,EVALKIT_GUARD_REPORT,EVALKIT_GUARD_WATCH'" in command
+    variables = "PYTHONPATH,EVALKIT_GUARD_REPORT,EVALKIT_GUARD_WATCH,EVALKIT_GUARD_CHANNEL"
+    assert f"export TOX_OVERRIDE='testenv.pass_env+={variables}'" in command
     tox_part = command[command.index("tox --current-env") :]
     assert tox_part.startswith(f"tox --current-env -epy39 -v -- -p {RUN.guard_module} -p no:cacheprovider")
     assert f"--junitxml={RUN.junit_path}" in tox_part

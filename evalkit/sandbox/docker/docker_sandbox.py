@@ -204,9 +204,7 @@ class DockerSandbox:
             self.close()
             raise
 
-    def _open_proxy_net(
-        self, spec: SandboxSpec, run_id: str, task_id: str, live: LiveContainers | None
-    ) -> ProxyNet:
+    def _open_proxy_net(self, spec: SandboxSpec, run_id: str, task_id: str, live: LiveContainers | None) -> ProxyNet:
         assert spec.proxy is not None
         try:
             return ProxyNet(self._client, spec.image, spec.proxy, run_id=run_id, task_id=task_id, live=live)
@@ -308,6 +306,13 @@ class DockerSandbox:
             (err or b"").decode(errors="replace"),
             time.perf_counter() - started,
         )
+
+    def start_privileged(self, argv: list[str]) -> None:
+        """Start `argv` as the container's root, detached, outside the command server: a process
+        the sandbox user can neither signal nor trace (evalkit's collector, verify/collector.py)."""
+        with _engine_errors():
+            exec_id = self._client.api.exec_create(self.container_id, argv, user="root", workdir="/")["Id"]
+            self._client.api.exec_start(exec_id, detach=True)
 
     def kill_all(self) -> None:
         """Kill every process of the sandbox user and start a fresh shell.

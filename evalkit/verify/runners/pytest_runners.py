@@ -1,20 +1,26 @@
 """pytest, directly or behind tox: the guard plugin loaded with `-p`, outcomes from the JUnit
-report checked against the guard's own (`guarded_run.check_run`)."""
+report checked against the guard's own as evalkit's collector received it (`collected_report`;
+the guard's report file where the sandbox has no collector), by `guarded_run.check_run`."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
+from evalkit.integrity import IntegrityFlag
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.tasks.model import Task
+from evalkit.verify.collected_report import collected_guard, file_flags
+from evalkit.verify.collector import read_evidence
 from evalkit.verify.guarded_run import GuardedRun, check_run, guarded_command, read_guard
 from evalkit.verify.junit import parse_junit
 from evalkit.verify.runners import RunnerReport
 
 LOG_LIMIT = 200_000
-# tox 4 hands its commands only the variables its `pass_env` names; the guard needs these three.
+# tox 4 hands its commands only the variables its `pass_env` names; the guard needs these four.
 # `--current-env` (tox-current-env) already passes every variable; without it this override does.
-TOX_PASS_ENV = "export TOX_OVERRIDE='testenv.pass_env+=PYTHONPATH,EVALKIT_GUARD_REPORT,EVALKIT_GUARD_WATCH'"
+GUARD_VARIABLES = "PYTHONPATH,EVALKIT_GUARD_REPORT,EVALKIT_GUARD_WATCH,EVALKIT_GUARD_CHANNEL"
+TOX_PASS_ENV = f"export TOX_OVERRIDE='testenv.pass_env+={GUARD_VARIABLES}'"
 GUARD_NOT_LOADED = (
     "evalkit's guard plugin could not be loaded: does the test command replace PYTHONPATH? "
     "(write PYTHONPATH=...:$PYTHONPATH)"
@@ -40,17 +46,27 @@ class PytestRunner:
 
     def collect(self, sandbox: Sandbox, task: Task, run: GuardedRun, output: str, kept: dict[str, str]) -> RunnerReport:
         report = RunnerReport(outcomes=None)
-        junit = None
+        junit, junit_sha256 = None, None
         try:
-            junit = parse_junit(sandbox.read_file(run.junit_path))
+            text = sandbox.read_file(run.junit_path)
+            junit_sha256 = hashlib.sha256(text.encode()).hexdigest()
+            junit = parse_junit(text)
         except FileNotFoundError:
             report.notes.append("no JUnit report: the test run crashed or timed out")
         except Exception as exc:  # a malformed report is the candidate's fault, not a crash
             report.notes.append(f"unreadable JUnit report: {exc}")
         if junit is None and run.guard_module in output:
             report.error = GUARD_NOT_LOADED
-        run.guard = read_guard(sandbox, run)
+        written = read_guard(sandbox, run)
+        channel_flags: list[IntegrityFlag] = []
+        if run.collector is None:
+            run.guard = written
+        else:  # the file is a copy the test process could rewrite: the collector's is the report
+            run.guard, channel_flags = collected_guard(read_evidence(sandbox, run.collector))
+            if run.guard is not None:
+                channel_flags += file_flags(run.guard, written, junit_sha256)
         report.outcomes, report.flags = check_run(run, junit, kept, sandbox.workdir)
+        report.flags = [*channel_flags, *report.flags]
         return report
 
 
