@@ -86,7 +86,8 @@ def main() -> None:
             backend.close()
     references, by_kind = [], {kind: [] for kind in ALL_KINDS}
     with QualityCache() as cache:
-        for task, reference, made, reader in rows:
+        for n, (task, reference, made, reader) in enumerate(rows, 1):
+            print(f"[{n}/{len(rows)}] {task.id}", file=sys.stderr, flush=True)
             ref = score_quality(reference, task.patch, reader, cache=cache).score or 0.0
             references.append(ref)
             for kind, diff in made.items():

@@ -7,12 +7,14 @@ adds, no docstring, no string to re-quote) is left out for that task. Used by
 from __future__ import annotations
 
 import ast
-import difflib
 import io
 import re
+import subprocess
+import tempfile
 import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from evalkit.diffs import is_test_path, parsed_diff, patched_text
 
@@ -44,27 +46,22 @@ def read_change(patch: str, base_file: Callable[[str], str | None], listing: lis
 
 
 def diff_of(base: dict[str, str | None], after: dict[str, str | None]) -> str:
-    """A unified diff (git's headers) from `base` to `after`, file by file."""
-    out = []
-    for path in sorted(after):
-        old, new = base.get(path), after[path]
-        if old == new:
-            continue
-        a = (old or "").splitlines(keepends=True)
-        b = (new or "").splitlines(keepends=True)
-        for lines in (a, b):
-            if lines and not lines[-1].endswith("\n"):
-                lines[-1] += "\n"  # rebuilt files end with a newline; a diff without one is not the point
-        head = [f"diff --git a/{path} b/{path}\n"]
-        if old is None:
-            head.append("new file mode 100644\n")
-        body = list(
-            difflib.unified_diff(
-                a, b, "/dev/null" if old is None else f"a/{path}", "/dev/null" if new is None else f"b/{path}", n=3
-            )
-        )
-        out += head + body
-    return "".join(out)
+    """The diff from `base` to `after` as git makes it (`git diff --no-index`, the algorithm the
+    tasks' own diffs came from: the same hunks for the same change)."""
+    with tempfile.TemporaryDirectory(prefix="evalkit-variant-") as tmp:
+        root = Path(tmp)
+        for side, texts in (("a", base), ("b", after)):
+            (root / side).mkdir()
+            for path in after:
+                text = texts.get(path)
+                if text is not None:
+                    (root / side / path).parent.mkdir(parents=True, exist_ok=True)
+                    (root / side / path).write_text(text, encoding="utf-8", newline="")
+        done = subprocess.run(
+            ["git", "diff", "--no-index", "--no-prefix", "--no-color", "--no-ext-diff", "a", "b"],
+            cwd=root, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+    return done.stdout
 
 
 def _sources(change: Change) -> list[str]:

@@ -20,7 +20,7 @@ Parts (cost per finding, the most the part can charge):
 - suppressions (0.15, 0.45): added comments that silence a checker (`# noqa`, `# type: ignore`...);
 - duplicates (0.25, 0.5): an added function whose body is another function's;
 - docs (0.15, 0.45): docstrings removed, or missing where the reference or the file documents;
-- churn (0.02 a line, 0.4): statements rewritten without a change in meaning (re-quoted,
+- churn (0.03 a line, 0.45): statements rewritten without a change in meaning (re-quoted,
   re-spaced, re-wrapped: the same tree, other text);
 - scope (0.2, 0.5): each non-test source file the reference never touches (a quarter of that for
   other files), plus 0.2 x the share of the reference's files left alone;
@@ -91,7 +91,7 @@ DEFAULT_COSTS = MappingProxyType(
         "suppressions": (0.15, 0.45),
         "duplicates": (0.25, 0.5),
         "docs": (0.15, 0.45),
-        "churn": (0.02, 0.4),
+        "churn": (0.03, 0.45),
         "scope": (0.2, 0.5),
         "size": (0.3, 0.3),
     }
@@ -382,7 +382,7 @@ def draft_quality(
 ) -> QualityDraft:
     """Everything `score_quality` does but ruff: the change applied in `cache.workdir` and read,
     and the reference's own findings (once per task and cache)."""
-    costs = _check_weights(weights)
+    costs = check_quality_costs(weights)
     reference_files, reference_lines, _ = _reference_facts(reference_patch)
     reference = _reference_review(reference_patch, base_file, forbidden, cache)
     change = _read_change(patch, reference_patch, base_file, forbidden, cache, Traits.of(reference))
@@ -484,7 +484,7 @@ def finish_quality(draft: QualityDraft, linter: Linter) -> QualityScore:
     )
 
 
-def _check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
+def check_quality_costs(weights: Mapping[str, float] | None) -> dict[str, float]:
     """The default costs overridden by `weights`; unknown parts and negative or all-zero costs are errors."""
     merged = {**DEFAULT_WEIGHTS, **(weights or {})}
     if unknown := sorted(set(merged) - set(DEFAULT_WEIGHTS)):

@@ -7,7 +7,7 @@ Each rule reads Python's own tree (`ast`) or tokens, so it holds for any layout 
 - `suppressions`: an added line whose comment silences a checker (`# noqa`, `# type: ignore`,
   `# pyright: ignore`, `# pylint: disable`, `# nosec`, `# pragma: no cover`);
 - `duplicates`: a function the change adds whose body (docstring aside, as the tree says: names,
-  values, calls) is another function's in a touched file, three statements or more: a dead copy
+  values, calls) is another function's in a touched file, ten statements and expressions or more: a dead copy
   (`parse_old`) or a pasted one;
 - `docs`: a function or class that had a docstring in the base and has none after, or a new one
   without a docstring where the reference's function of the same name has one or where most of
@@ -33,11 +33,12 @@ from evalkit.pyparse import parse_python
 SUPPRESSION = re.compile(
     r"#.*?\b(noqa\b|type:\s*ignore|pyright:\s*ignore|pylint:\s*disable|nosec\b|pragma:\s*no\s*cover)", re.I
 )
-MIN_DUPLICATE_STATEMENTS = 3
+MIN_DUPLICATE_NODES = 10  # statements and expressions: a body this size is no accident twice
 CONVENTION_SHARE = 0.6  # documented share of a file's functions above which a new one should be too
 MIN_DOCUMENTED_STATEMENTS = 3  # functions this short go undocumented in documented code too
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")  # lines as Python numbers them (not at \f)
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -92,10 +93,10 @@ def _body_dump(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, i
     body = function.body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]  # the docstring
-    statements = sum(isinstance(node, ast.stmt) for part in body for node in ast.walk(part))
-    if statements < MIN_DUPLICATE_STATEMENTS:
+    size = sum(isinstance(node, ast.stmt | ast.expr) for part in body for node in ast.walk(part))
+    if size < MIN_DUPLICATE_NODES:
         return None
-    return ast.dump(ast.Module(body=body, type_ignores=[])), statements
+    return ast.dump(ast.Module(body=body, type_ignores=[])), size
 
 
 def _functions(tree: ast.AST) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -262,36 +263,81 @@ def _code_text(text: str) -> str | None:
     return "\n".join(stripped for line in lines if (stripped := line.strip()))
 
 
+def _segment(lines: list[str], node: ast.stmt) -> str:
+    """`ast.get_source_segment` over lines split once (it splits the whole source each call)."""
+    first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    start, end = node.col_offset, node.end_col_offset or 0
+    if first == last:
+        return lines[first].encode()[start:end].decode(errors="replace")
+    head = lines[first].encode()[start:].decode(errors="replace")
+    tail = lines[last].encode()[:end].decode(errors="replace")
+    return "".join([head, *lines[first + 1 : last], tail])
+
+
 def _statements(tree: ast.AST) -> Iterator[ast.stmt]:
     for child in ast.iter_child_nodes(tree):
         if isinstance(child, ast.stmt):
             yield child
 
 
+def _shapes(tree: ast.AST, interned: dict[tuple, int]) -> dict[int, int]:
+    """id(node) -> a number equal for two nodes exactly when their trees are (`ast.dump` without
+    positions), built bottom-up through `interned` in one pass: dumping each statement anew costs
+    the depth of the file times its size."""
+    shapes: dict[int, int] = {}
+
+    def shape(value: object) -> object:
+        if isinstance(value, ast.AST):
+            return shapes[id(value)]
+        if isinstance(value, list):
+            return tuple(shape(v) for v in value)
+        return (type(value).__name__, value)
+
+    for node in _post_order(tree):
+        key = (type(node).__name__, *(shape(getattr(node, name, None)) for name in node._fields))
+        shapes[id(node)] = interned.setdefault(key, len(interned))
+    return shapes
+
+
+def _post_order(tree: ast.AST) -> Iterator[ast.AST]:
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            yield node
+        else:
+            stack.append((node, True))
+            stack.extend((child, False) for child in ast.iter_child_nodes(node))
+
+
 def cosmetic_lines(file: Touched) -> list[Finding]:
     """Statements the change rewrote without changing them: same tree, other tokens. The outermost
-    such statement counts (its lines), not each statement inside it."""
+    such statement counts (the lines of it the change adds), not each statement inside it."""
     before, after = _tree(file.before), _tree(file.after)
     if before is None or after is None or file.before is None or file.after is None:
         return []
-    texts: dict[str, Counter[str | None]] = {}
+    interned: dict[tuple, int] = {}
+    old_shapes, new_shapes = _shapes(before, interned), _shapes(after, interned)
+    by_shape: dict[int, list[ast.stmt]] = {}
     for node in ast.walk(before):
         if isinstance(node, ast.stmt):
-            segment = ast.get_source_segment(file.before, node) or ""
-            texts.setdefault(ast.dump(node), Counter())[_code_text(segment)] += 1
+            by_shape.setdefault(old_shapes[id(node)], []).append(node)
+    old_lines, new_lines = _LINES.findall(file.before), _LINES.findall(file.after)
+    texts: dict[int, set[str | None]] = {}  # read only for shapes the change touches
     found: list[Finding] = []
 
     def visit(parent: ast.AST) -> None:
         for node in _statements(parent):
-            seen = texts.get(ast.dump(node))
-            if seen is None:
+            shape = new_shapes[id(node)]
+            if shape not in by_shape:
                 visit(node)  # changed: look inside
                 continue
             lines = [n for n in range(node.lineno, (node.end_lineno or node.lineno) + 1) if n in file.added]
             if not lines:
                 continue
-            segment = ast.get_source_segment(file.after, node) or ""
-            if seen[_code_text(segment)]:
+            if shape not in texts:
+                texts[shape] = {_code_text(_segment(old_lines, old)) for old in by_shape[shape]}
+            if _code_text(_segment(new_lines, node)) in texts[shape]:
                 continue  # the same code: moved, re-indented or commented, not rewritten
             found.extend(Finding(file.path, line, "rewritten without a change in meaning") for line in lines)
 

@@ -47,8 +47,9 @@ def test_a_dead_copy_of_a_function_is_a_duplicate_named_with_both_places(repo):
 
 
 def test_a_short_function_that_looks_like_another_is_not_a_duplicate(repo):
-    twin = "\n\ndef middle(values):\n    return (ordered[middle - 1] + ordered[middle]) / 2\n"
-    assert "duplicates" not in charged(score(repo, {"pkg/core.py": AFTER_CORE + twin}))
+    twin = "\n\ndef middle(values):\n    return values[len(values) // 2]\n"
+    AFTER = AFTER_CORE + "\n\ndef halfway(values):\n    return values[len(values) // 2]\n"
+    assert "duplicates" not in charged(score(repo, {"pkg/core.py": AFTER + twin}))
 
 
 @pytest.mark.parametrize("marker", ["TODO: quick hack", "FIXME: wrong for some inputs", "XXX", "HACK: for now"])
@@ -97,7 +98,7 @@ def test_re_quoted_and_re_spaced_lines_are_churn_counted_by_line(repo):
     )
     respaced = requoted.replace("return max(values) - min(values)", "return max( values ) - min( values )")
     result = score(repo, {"pkg/core.py": respaced})
-    assert charged(result) == {"churn": 0.04}
+    assert charged(result) == {"churn": 0.06}
     assert lines_of(result, "churn") == [
         i for i, line in enumerate(respaced.splitlines(), 1) if "'{mean" in line or "max( values" in line
     ]
@@ -152,3 +153,13 @@ def test_costs_are_configurable_and_each_part_caps_what_it_charges(repo):
     assert charged(score(repo, {"pkg/core.py": marked})) == {"markers": 0.45}  # four, capped at three
     assert charged(score(repo, {"pkg/core.py": marked}, weights={"markers": 0.05})) == {"markers": 0.2}
     assert score(repo, {"pkg/core.py": marked}, weights={"markers": 0.0}).score == 1.0
+
+
+def test_quality_costs_come_from_evalkit_toml_and_bad_ones_name_the_part(tmp_path):
+    from evalkit.errors import EvalkitError
+    from evalkit.scoring.attempt_scores import load_settings
+
+    settings = load_settings({"scoring": {"quality": {"markers": 0.3}}}, tmp_path / "evalkit.toml")
+    assert settings.quality == {"markers": 0.3}
+    with pytest.raises(EvalkitError, match=r"evalkit.toml: \[scoring\].*unknown quality parts \['style'\]"):
+        load_settings({"scoring": {"quality": {"style": 1.0}}}, tmp_path / "evalkit.toml")
