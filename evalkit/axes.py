@@ -44,7 +44,7 @@ class Axis:
 
 AXES: tuple[Axis, ...] = (
     Axis("correctness", "correctness", 0.60, "the hidden FAIL_TO_PASS and PASS_TO_PASS tests pass (1 or 0)"),
-    Axis("quality", "quality", 0.15, "lint, syntax, hygiene, scope and size of the diff"),
+    Axis("quality", "quality", 0.15, "what a reviewer would send back: defects, leftovers, churn, scope, size"),
     # tokens and turns are what it measures; time alone would score an agent on its wall clock only
     Axis(
         "efficiency", "efficiency", 0.10, "1 - the share of the token, turn and time budgets used", frozenset({USAGE})

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from evalkit.axes import AXES
 from evalkit.cutoff import COMMIT_DATE
@@ -34,6 +34,7 @@ from evalkit.scoring.quality import (
     QualityDraft,
     QualityScore,
     broken_share,
+    check_quality_costs,
     draft_quality,
     score_quality,
 )
@@ -49,6 +50,15 @@ class ScoringSettings(BaseModel):
     weights: Weights = Field(default_factory=Weights)
     interaction: InteractionPenalties = Field(default_factory=InteractionPenalties)
     forbidden: list[str] = Field(default_factory=lambda: list(DEFAULT_FORBIDDEN), description="Globs never to edit.")
+    quality: dict[str, float] = Field(
+        default_factory=dict, description="Cost per finding of quality parts (lint, markers, hygiene, ...), >= 0."
+    )
+
+    @field_validator("quality")
+    @classmethod
+    def _known_quality_parts(cls, value: dict[str, float]) -> dict[str, float]:
+        check_quality_costs(value)  # a ValueError names the unknown part and the known ones
+        return value
     integrity: IntegrityPolicy = Field(
         "fail", description="`fail`: an attempt with a failing integrity flag is unresolved; `flag`: only shown."
     )
@@ -139,7 +149,7 @@ def draft_attempt_quality(
 ) -> QualityDraft:
     """The attempt's quality axis but for lint, so that a run can lint many attempts at once and
     hand each `finish_quality`'s result to `score_attempt(quality=...)`."""
-    return draft_quality(record.model_patch, task.patch, base_file, _forbidden(task, settings), None, cache)
+    return draft_quality(record.model_patch, task.patch, base_file, _forbidden(task, settings), settings.quality, cache)
 
 
 def score_attempt(
@@ -176,7 +186,12 @@ def score_attempt(
     )
     if quality is None:
         quality = score_quality(
-            record.model_patch, task.patch, base_file, forbidden=_forbidden(task, settings), cache=quality_cache
+            record.model_patch,
+            task.patch,
+            base_file,
+            forbidden=_forbidden(task, settings),
+            weights=settings.quality,
+            cache=quality_cache,
         )
     quality = broken_share(quality, len(record.pass_to_pass.passed), len(record.pass_to_pass.failed))
     limits = record.limits or _started_limits(events) or task.limits  # as the run set them

@@ -1,10 +1,10 @@
 """The hygiene part of the quality axis, and the reading of a change into its files.
 
-Hygiene counts what a reviewer would ask to have removed before merging: debug prints,
-breakpoints, commented-out code, stray new files (backups, rejects, logs, scratch scripts),
-hunks that only change whitespace, and edits to forbidden paths (lock files by default). The
-reference change says what is part of the task: files it adds and paths it edits are not litter,
-and a file to which it adds prints prints by design.
+Hygiene counts what a reviewer would ask to have removed before merging: breakpoints,
+commented-out code, stray new files (backups, rejects, logs, scratch scripts), hunks that only
+change whitespace, and edits to forbidden paths (lock files by default). The
+reference change says what is part of the task: files it adds and paths it edits are not litter.
+Debug prints are read by function (`quality_review.debug_prints`).
 """
 
 from __future__ import annotations
@@ -29,9 +29,6 @@ SCRATCH = ("scratch*.py", "tmp*.py", "debug*.py", "repro*.py", "test_*.py")
 ROOT_SCRIPTS = ("setup.py", "conftest.py", "noxfile.py")  # expected at a repository's root
 TEST_DIRS = ("tests", "test")
 
-_ANY_PRINT = re.compile(r"(?<![\w.])print\(")
-_PRINT = re.compile(r"print\(")
-_DEBUG_CALL = re.compile(r"(?:pprint\.(?:pprint|pp)|pprint|ic)\(")
 _BREAKPOINT = re.compile(
     r"breakpoint\(|i?pdb\.set_trace\(|import\s+i?pdb\b|from\s+i?pdb\s+import\b|__import__\(['\"]i?pdb['\"]\)"
 )
@@ -93,31 +90,18 @@ def hygiene_findings(
     """The hygiene findings, as QualityScore fields. New files and forbidden edits the reference
     makes as well are part of the task, not litter."""
     reference_added = {f.path for f in reference if f.patched.is_added_file}
-    # a file where the reference itself adds print calls prints by design (a script, a CLI)
-    printing = {f.path for f in reference if any(_PRINT.match(_code(line)) for line in added_lines(f))}
     python = [f for f in files if f.lintable]
     return {
-        "debug_prints": sum(_debug_prints(f, bases.get(f.source)) for f in python if f.path not in printing),
         "breakpoints": sum(_is_breakpoint(line) for f in python for line in added_lines(f)),
         "commented_code": sum(_commented_code_blocks(f) for f in python),
         "stray_files": [
             f.path for f in files if f.patched.is_added_file and _is_litter(f.path) and f.path not in reference_added
         ],
-        "whitespace_only_hunks": sum(_whitespace_only(hunk) for f in files for hunk in f.patched),
+        "whitespace_only_hunks": sum(whitespace_only(hunk) for f in files for hunk in f.patched),
         "forbidden_edits": [
             f.path for f in files if matches_any(f.path, forbidden) and f.path not in {r.path for r in reference}
         ],
     }
-
-
-def _debug_prints(file: ChangedFile, base: str | None) -> int:
-    """Added bare `print(` calls where the base had none (a CLI that prints is not debugging), plus
-    added `pprint(` / `ic(` calls anywhere."""
-    prints_allowed = base is not None and _ANY_PRINT.search(base) is not None
-    return sum(
-        bool(_DEBUG_CALL.match(_code(line)) or (not prints_allowed and _PRINT.match(_code(line))))
-        for line in added_lines(file)
-    )
 
 
 def _is_breakpoint(line: Line) -> bool:
@@ -159,7 +143,7 @@ def _prose_like(statement: ast.stmt) -> bool:
     return isinstance(statement, ast.AnnAssign) and statement.value is None
 
 
-def _whitespace_only(hunk: Hunk) -> bool:
+def whitespace_only(hunk: Hunk) -> bool:
     """A hunk whose added and removed lines are the same text once whitespace is ignored."""
     added = "".join("".join(line.value.split()) for line in hunk if line.is_added)
     removed = "".join("".join(line.value.split()) for line in hunk if line.is_removed)

@@ -1,6 +1,6 @@
-"""ruff for the quality axis's lint part: findings per file and rule code, for file contents.
+"""ruff for the quality axis: findings per file and rule code (with their lines), for file contents.
 
-The rules (E4,E7,E9,F,B) read one file at a time: its text and its name (`__init__.py` is
+The rules read one file at a time: its text and its name (`__init__.py` is
 treated apart), never its neighbours. So the files of many changes, written side by side (two
 files of the same path in two trees), give in one ruff run the findings each gives alone, and a
 file's findings can be kept by (path, content): a run scores many changes over the same base
@@ -19,10 +19,24 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 RUFF_ARGS = ("--isolated", "--no-cache", "--exit-zero", "--output-format", "json")
-RUFF_RULES = ("--select", "E4,E7,E9,F,B", "--target-version", "py311")
+# Defects (pycodestyle's statement and runtime errors, pyflakes, bugbear, blind and silent excepts),
+# commented-out code (eradicate), hack markers (flake8-fixme: TODO, FIXME, XXX, HACK) and
+# readability (lines over 120 columns, trailing whitespace, functions of cyclomatic complexity
+# over 10). `quality.py` sorts them into parts.
+RUFF_RULES = (
+    "--select",
+    "E4,E7,E9,F,B,BLE001,S110,S112,FIX,ERA001,E501,W291,W293,C901",
+    "--line-length",
+    "120",
+    "--config",
+    "lint.mccabe.max-complexity = 10",
+    "--target-version",
+    "py311",
+)
 FILES_PER_RUN = 1000  # keeps the command line well under the system's limit
 
 _RULE_CODE = re.compile(r"[A-Z]+[0-9]+")
@@ -56,13 +70,18 @@ class Linter:
     """ruff's findings per (path, content), each linted once for as long as the Linter lives."""
 
     def __init__(self) -> None:
-        self._known: dict[tuple[str, bytes], Counter[str]] = {}
+        self._known: dict[tuple[str, bytes], list[RuffFinding]] = {}
 
     def counts(self, files: Mapping[str, bytes]) -> dict[str, Counter[str]]:
         """Findings per rule code of each of `files` (path -> content); those not seen before are
         linted in one ruff run. `RuffUnavailable` when there is no ruff or it fails."""
         self.lint(files.items())
-        return {path: self._known[(path, text)] for path, text in files.items()}
+        return {path: Counter(f.code for f in self._known[(path, text)]) for path, text in files.items()}
+
+    def findings(self, path: str, text: bytes) -> list[RuffFinding]:
+        """The findings of one file (linted already, or now)."""
+        self.lint([(path, text)])
+        return self._known[(path, text)]
 
     def lint(self, files: Iterable[tuple[str, bytes]]) -> None:
         """Lint those of `files` (path, content) not linted yet, `FILES_PER_RUN` to a ruff run."""
@@ -71,7 +90,14 @@ class Linter:
             self._known.update(_ruff_counts(todo[start : start + FILES_PER_RUN]))
 
 
-def _ruff_counts(files: list[tuple[str, bytes]]) -> dict[tuple[str, bytes], Counter[str]]:
+@dataclass(frozen=True)
+class RuffFinding:
+    code: str
+    line: int
+    message: str
+
+
+def _ruff_counts(files: list[tuple[str, bytes]]) -> dict[tuple[str, bytes], list[RuffFinding]]:
     """One ruff run over `files` in a throw-away folder: each as `<n>/<path>`, n counting the
     earlier files of the same path (so one change's after and before files make two trees)."""
     ruff = ruff_command()
@@ -94,10 +120,11 @@ def _ruff_counts(files: list[tuple[str, bytes]]) -> dict[tuple[str, bytes], Coun
             findings = None
         if not isinstance(findings, list):
             raise RuffUnavailable(f"ruff failed ({done.stderr.strip()[:200] or f'exit {done.returncode}'})")
-        counts: dict[tuple[str, bytes], Counter[str]] = {key: Counter() for key in files}
+        counts: dict[tuple[str, bytes], list[RuffFinding]] = {key: [] for key in files}
         for finding in findings:
             code = finding.get("code") or ""
             if _RULE_CODE.fullmatch(code) and code != "E999":  # syntax errors come from ast, not ruff
                 name = Path(finding["filename"]).resolve().relative_to(root).as_posix()
-                counts[where[name]][code] += 1
+                line = (finding.get("location") or {}).get("row") or 0
+                counts[where[name]].append(RuffFinding(code, int(line), str(finding.get("message") or "")))
     return counts

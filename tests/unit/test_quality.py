@@ -66,11 +66,15 @@ def reader(root: Path):
     return lambda path: (root / path).read_text() if (root / path).is_file() else None
 
 
+def small_repo(root: Path):
+    """The small repo's base tree in `root`, its `base_file`, and the reference change (adds `median`)."""
+    base = write_files(root / "base", BASE)
+    return base, reader(base), diff_of(base, {"pkg/core.py": AFTER_CORE})
+
+
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
-    """The small repo's base tree, its `base_file`, and the reference change (adds `median`)."""
-    base = write_files(tmp_path_factory.mktemp("repo") / "base", BASE)
-    return base, reader(base), diff_of(base, {"pkg/core.py": AFTER_CORE})
+    return small_repo(tmp_path_factory.mktemp("repo"))
 
 
 def score(repo, edits: dict[str, str | None], **kwargs):
@@ -123,8 +127,11 @@ def test_a_debug_print_in_a_file_without_prints_costs_hygiene(demo):
     result = score_quality(patch, task.patch, reader(base))
     assert result.debug_prints == 1
     assert result.new_lint == {} and result.breakpoints == 0
-    assert result.parts["hygiene"] == 0.75
-    assert result.score < clean.score
+    assert result.charged == {"hygiene": 0.2} and result.parts["hygiene"] == 0.6667
+    assert result.score == clean.score - 0.2
+    [finding] = result.findings
+    assert (finding.part, finding.path) == ("hygiene", DEMO_FILE) and "debug print" in finding.what
+    assert with_print.splitlines()[finding.line - 1].strip().startswith("print(")
 
 
 def test_prints_in_a_file_that_already_prints_are_not_debugging(repo):
@@ -142,7 +149,7 @@ def test_a_breakpoint_is_counted(demo):
     patch = diff_of(base, {**reference, DEMO_FILE: before_first_return(reference[DEMO_FILE], "breakpoint()")})
     result = score_quality(patch, task.patch, reader(base))
     assert result.breakpoints == 1
-    assert result.parts["hygiene"] == 0.75
+    assert result.charged == {"hygiene": 0.2}
 
 
 def test_pdb_imports_and_set_trace_are_counted_once_per_line(repo):
@@ -158,7 +165,8 @@ def test_an_unrelated_file_is_out_of_scope(demo):
     result = score_quality(diff_of(base, edits), task.patch, reader(base))
     assert result.extra_files == [unrelated]
     assert result.missed_files == []
-    assert result.parts["scope"] == round(1 - 0.5 / (len(reference) + 1), 4)
+    assert result.charged["scope"] == 0.2 and result.parts["scope"] == 0.6
+    assert [f.path for f in result.findings if f.part == "scope"] == [unrelated]
 
 
 def test_an_unused_import_is_new_lint(demo):
@@ -171,7 +179,8 @@ def test_an_unused_import_is_new_lint(demo):
     patch = diff_of(base, {**reference, DEMO_FILE: with_import})
     result = score_quality(patch, task.patch, reader(base))
     assert result.new_lint == {"F401": 1}
-    assert result.parts["lint"] == 0.9
+    assert result.charged == {"lint": 0.15} and result.parts["lint"] == 0.75
+    assert [f.what.split()[0] for f in result.findings] == ["F401"]
 
 
 # --- the small repo ---------------------------------------------------------------------------
@@ -203,15 +212,16 @@ def test_commented_out_code_is_litter_but_prose_is_not(repo):
     )
     words = score(repo, {"pkg/core.py": core_with("\n# TODO: faster\n# Arrange\n")})
     one_line = score(repo, {"pkg/core.py": core_with("\n# return result / 2\n")})
-    assert code.commented_code == 1 and code.parts["hygiene"] == 0.75
-    assert (prose.commented_code, words.commented_code, one_line.commented_code) == (0, 0, 0)
+    assert code.commented_code == 1 and code.charged == {"hygiene": 0.4}  # ruff's eradicate: a line each
+    assert prose.charged == {} and one_line.charged == {"hygiene": 0.2}
+    assert words.charged == {"markers": 0.15}  # the TODO; a bare word is prose
 
 
 def test_a_whitespace_only_reindent_is_counted(repo):
     reindented = AFTER_CORE.replace("        values,\n", "            values,\n")
     result = score(repo, {"pkg/core.py": reindented})
     assert result.whitespace_only_hunks == 1
-    assert result.parts["hygiene"] == 0.75
+    assert result.charged == {"hygiene": 0.2}
     assert score(repo, {"pkg/core.py": AFTER_CORE}).whitespace_only_hunks == 0
 
 
@@ -281,7 +291,7 @@ def test_missing_a_reference_file_costs_scope(repo):
     reference = diff_of(base, {"pkg/core.py": AFTER_CORE, "pkg/cli.py": BASE["pkg/cli.py"] + "    return 0\n"})
     result = score_quality(diff_of(base, {"pkg/core.py": AFTER_CORE}), reference, base_file)
     assert result.missed_files == ["pkg/cli.py"]
-    assert result.parts["scope"] == 0.75
+    assert result.charged == {"scope": 0.1}  # 0.2 x half the reference's files
 
 
 def committed_copy(base: Path, work: Path) -> list[str]:
@@ -344,16 +354,16 @@ def test_a_patch_that_does_not_apply_scores_zero(repo, tmp_path):
 def test_paths_outside_the_repository_are_refused(repo):
     _, base_file, reference = repo
     patch = "--- a/../outside.py\n+++ b/../outside.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
-    result = score_quality(patch, reference, lambda path: pytest.fail(f"read {path}"))
+    allowed = set(changed_paths(reference))  # the reference's own files are read for its findings
+    result = score_quality(patch, reference, lambda path: base_file(path) if path in allowed else pytest.fail(path))
     assert result.score == 0.0 and "outside the repository" in result.note
 
 
-def test_without_ruff_the_lint_part_is_skipped_and_its_weight_spread(repo, monkeypatch):
+def test_without_ruff_its_parts_are_skipped_and_said_so(repo, monkeypatch):
     monkeypatch.setattr(quality_lint, "ruff_command", lambda: None)
     result = score(repo, {"pkg/core.py": "import json\n" + AFTER_CORE})
-    assert "lint" not in result.parts and result.new_lint == {}
+    assert not {"lint", "markers", "readability"} & set(result.parts) and result.new_lint == {}
     assert "ruff not available" in result.note
-    assert result.weights == pytest.approx({"syntax": 0.2 / 0.75, "hygiene": 1 / 3, "scope": 0.2, "size": 0.2})
     assert result.score == 1.0
 
 

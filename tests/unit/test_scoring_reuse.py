@@ -64,7 +64,7 @@ def test_one_cache_scores_every_change_as_it_scores_alone_in_any_order(repo):
     # the set is varied: lint added (in an __init__ too), a syntax error, litter, one unscored
     assert alone["unused import, one already in the base"].new_lint == {"F401": 1}
     assert alone["import in a new package's __init__"].new_lint == {"F401": 1}
-    assert alone["bugbear and bare except in a new file"].new_lint == {"B006": 1, "E722": 1, "F841": 1}
+    assert alone["bugbear and bare except in a new file"].new_lint == {"B006": 1, "E722": 1, "F841": 1, "S110": 1}
     assert alone["syntax error"].syntax_errors == ["pkg/core.py"]
     assert alone["debug print and breakpoint"].breakpoints == 1
     assert alone["does not apply"].note is not None and alone["empty"].note == "empty patch"
@@ -82,7 +82,7 @@ def test_files_linted_together_get_the_findings_each_gets_alone():
     together.lint(files)
     for path, text in files:
         assert together.counts({path: text}) == Linter().counts({path: text}), path
-    assert together.counts({"b.py": SLOPPY.encode()})["b.py"] == {"B006": 1, "E722": 1, "F841": 1}
+    assert together.counts({"b.py": SLOPPY.encode()})["b.py"] == {"B006": 1, "E722": 1, "F841": 1, "S110": 1}
 
 
 def test_scoring_takes_a_backends_workspace_once_per_task_source(toy_task, tmp_path):
