@@ -44,32 +44,28 @@ or one that does not apply to the base files, scores 0 with a note and no parts.
 
 from __future__ import annotations
 
-import os
-import shutil
 import tempfile
-import warnings
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from types import MappingProxyType
 
 from pydantic import BaseModel, Field
 
-from evalkit.diffs import GIT_APPLY, PATCH_FUZZ, changed_lines, changed_paths, is_test_path
+from evalkit.diffs import changed_lines, changed_paths
 from evalkit.errors import EvalkitError
-from evalkit.pyparse import parse_python
-from evalkit.scoring import quality_review as review
-from evalkit.scoring.quality_hygiene import (
-    ChangedFile,
-    added_lines,
-    changed_files,
-    hygiene_findings,
-    non_test_diff,
-    whitespace_only,
+from evalkit.scoring.quality_hygiene import ChangedFile, changed_files, non_test_diff
+from evalkit.scoring.quality_lint import Linter, RuffUnavailable
+from evalkit.scoring.quality_reading import (
+    QualityFinding,
+    Reviewed,
+    Traits,
+    apply_change,
+    inside,
+    review_change,
+    ruff_findings,
 )
-from evalkit.scoring.quality_lint import Linter, RuffUnavailable, run_tool
 
 DEFAULT_FORBIDDEN = (
     "*.lock",
@@ -97,20 +93,7 @@ DEFAULT_COSTS = MappingProxyType(
     }
 )
 DEFAULT_WEIGHTS = MappingProxyType({part: cost for part, (cost, _) in DEFAULT_COSTS.items()})
-MARKER_RULES = ("FIX",)
-HYGIENE_RULES = ("ERA001",)
-READABILITY_RULES = ("E501", "W291", "W293", "C901")
-CODE_SUFFIXES = (".py", ".pyi", ".pyx", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".c", ".h", ".rs", ".go")
 NOT_APPLIED = "the patch does not apply to the base files"
-
-
-class QualityFinding(BaseModel):
-    """One thing charged: the part, the file, the line after the change (0: the whole file), what."""
-
-    part: str
-    path: str
-    line: int = 0
-    what: str
 
 
 class QualityScore(BaseModel):
@@ -191,18 +174,6 @@ def score_quality(
     return finish_quality(draft_quality(patch, reference_patch, base_file, forbidden, weights, cache), cache.linter)
 
 
-@dataclass
-class Reviewed:
-    """One change read as a reviewer reads it, but for ruff: the findings by part, the figures
-    behind the old fields, and the touched .py files ruff compares."""
-
-    findings: dict[str, list[QualityFinding]]
-    figures: dict
-    after: dict[str, bytes]  # the touched .py files as the change leaves them, by path
-    before: dict[str, bytes]  # the same files in the base, by their path after
-    added: dict[str, frozenset[int]] = field(default_factory=dict)  # path -> line numbers added
-
-
 @dataclass(frozen=True)
 class QualityDraft:
     """A change scored on every part but ruff's, with the files ruff compares: the drafts of many
@@ -224,102 +195,6 @@ class QualityDraft:
         return files
 
 
-def _review(
-    patch: str,
-    files: list[ChangedFile],
-    bases: dict[str, str | None],
-    after: dict[str, str],
-    reference_files: list[str],
-    reference: list[ChangedFile],
-    forbidden: Sequence[str],
-    traits: Traits,
-    root: Path,
-) -> Reviewed:
-    """Every finding but ruff's of one applied change (its after texts in `after`)."""
-    lint_after = {f.path: (root / f.path).read_bytes() for f in files if f.lintable and (root / f.path).is_file()}
-    lint_before = {
-        f.path: text.encode("utf-8")  # as the base file was written for `git apply`
-        for f in files
-        if f.lintable and f.source and (text := bases.get(f.source)) is not None
-    }
-    touched = [
-        review.Touched(
-            f.path,
-            bases.get(f.source) if f.source else None,
-            after.get(f.path),
-            frozenset(line.target_line_no for line in added_lines(f) if line.target_line_no),
-        )
-        for f in files
-        if f.lintable
-    ]
-    syntax_errors = [
-        f.path
-        for f in files
-        if f.lintable and f.path in after and not _parses(after[f.path]) and _parses(bases.get(f.source))
-    ]
-    litter = hygiene_findings(files, bases, reference, forbidden)
-    non_test = [f.path for f in files if not is_test_path(f.path)]
-    extra = [p for p in non_test if p not in reference_files]
-    missed = [p for p in reference_files if p not in {f.path for f in files}]
-    found: dict[str, list[QualityFinding]] = {part: [] for part in DEFAULT_COSTS}
-    found["syntax"] = [QualityFinding(part="syntax", path=p, what="no longer parses") for p in syntax_errors]
-    for name, value in litter.items():
-        if name in ("debug_prints", "commented_code"):
-            continue  # by function (`quality_review.debug_prints`), and by line (ruff's eradicate)
-        items = value if isinstance(value, list) else [""] * value
-        found["hygiene"] += [
-            QualityFinding(part="hygiene", path=item or "", what=name.replace("_", " ").rstrip("s")) for item in items
-        ]
-    prints = review.debug_prints(touched, traits.printing)
-    litter["debug_prints"] = len(prints)
-    found["hygiene"] += [QualityFinding(part="hygiene", path=i.path, line=i.line, what=i.what) for i in prints]
-    rules = {
-        "suppressions": review.suppressions(touched),
-        "duplicates": review.duplicates(touched),
-        "docs": review.docs(touched, traits.documented),
-        "churn": _churn(touched, {f.path: f for f in files}),
-    }
-    for part, items in rules.items():
-        found[part] = [QualityFinding(part=part, path=i.path, line=i.line, what=i.what) for i in items]
-    cosmetic = {t.path for t in touched if review.unchanged_tree(t)}
-    for path in extra:
-        weight = "" if path.endswith(CODE_SUFFIXES) else " (not code: a quarter)"
-        what = "a file the task does not touch" + (", changed only cosmetically" if path in cosmetic else "") + weight
-        found["scope"].append(QualityFinding(part="scope", path=path, what=what))
-    lines = changed_lines(non_test_diff(patch))
-    figures = {
-        "syntax_errors": syntax_errors,
-        **litter,
-        "extra_files": extra,
-        "missed_files": missed,
-        "changed_lines": lines,
-    }
-    return Reviewed(found, figures, lint_after, lint_before, {t.path: t.added for t in touched})
-
-
-def _churn(touched: list[review.Touched], by_path: dict[str, ChangedFile]) -> list[review.Finding]:
-    """Lines rewritten without a change in meaning: whole statements (re-wrapped too), and lines a
-    hunk only re-quotes or re-spaces; each line once."""
-    found: dict[tuple[str, int], review.Finding] = {}
-    for file in touched:
-        hunks = [
-            ([line.value for line in hunk if line.is_removed],
-             [(line.target_line_no, line.value) for line in hunk if line.is_added])
-            for hunk in by_path[file.path].patched
-        ]  # fmt: skip
-        spacing = {  # whitespace-only hunks are hygiene's
-            line.target_line_no
-            for hunk in by_path[file.path].patched
-            if whitespace_only(hunk)
-            for line in hunk
-            if line.is_added
-        }
-        for finding in [*review.cosmetic_lines(file), *review.cosmetic_hunk_lines(file, hunks)]:
-            if finding.line not in spacing:
-                found.setdefault((finding.path, finding.line), finding)
-    return [found[key] for key in sorted(found)]
-
-
 def _read_change(
     patch: str, reference_patch: str, base_file: Callable[[str], str | None], forbidden: Sequence[str],
     cache: QualityCache, traits: Traits,
@@ -334,29 +209,13 @@ def _read_change(
         return f"{NOT_APPLIED} ({exc})"
     if not files:
         return f"{NOT_APPLIED} (not a unified diff: no file headers)"
-    if unsafe := [p for f in files for p in (f.path, f.source) if p and not _inside(p)]:
+    if unsafe := [p for f in files for p in (f.path, f.source) if p and not inside(p)]:
         return f"{NOT_APPLIED} (path outside the repository: {unsafe[0]})"
     bases = {f.source: base_file(f.source) for f in files if f.source and not f.patched.is_binary_file}
-    after = _apply(patch, files, bases, cache.workdir)
+    after = apply_change(patch, files, bases, cache.workdir)
     if after is None:
         return NOT_APPLIED
-    return _review(patch, files, bases, after, reference_files, reference, forbidden, traits, cache.workdir)
-
-
-@dataclass(frozen=True)
-class Traits:
-    """What the reference's after files show that a candidate is read against: the definitions
-    it documents and the places it prints from, as (path, dotted name)."""
-
-    documented: frozenset[tuple[str, str]] = frozenset()
-    printing: frozenset[tuple[str, str]] = frozenset()
-
-    @classmethod
-    def of(cls, reviewed: Reviewed | None) -> Traits:
-        if reviewed is None:
-            return cls()
-        files = [review.Touched(p, None, t.decode("utf-8", "replace"), frozenset()) for p, t in reviewed.after.items()]
-        return cls(review.documented_names(files), review.printing_places(files))
+    return review_change(patch, files, bases, after, reference_files, reference, forbidden, traits, cache.workdir)
 
 
 def _reference_review(
@@ -393,41 +252,6 @@ def draft_quality(
     return QualityDraft(None, costs, change, reference, _size_part(ratio), len(reference_files))
 
 
-def _ruff_findings(reviewed: Reviewed, linter: Linter) -> tuple[dict[str, list[QualityFinding]], dict[str, int]]:
-    """ruff's findings the change adds, by part (lint, markers, readability), with their lines:
-    per file and rule, the after file's findings beyond the base file's count, those on added
-    lines first. And the counts per rule."""
-    linter.lint([*reviewed.after.items(), *reviewed.before.items()])
-    found: dict[str, list[QualityFinding]] = {"lint": [], "markers": [], "readability": [], "hygiene": []}
-    added_counts: Counter[str] = Counter()
-    for path, text in reviewed.after.items():
-        base = reviewed.before.get(path)
-        before = Counter(f.code for f in linter.findings(path, base)) if base is not None else Counter()
-        by_rule: dict[str, list] = {}
-        for finding in linter.findings(path, text):
-            by_rule.setdefault(finding.code, []).append(finding)
-        added = reviewed.added.get(path, frozenset())
-        for code, items in sorted(by_rule.items()):
-            extra = len(items) - before[code]
-            if extra <= 0:
-                continue
-            added_counts[code] += extra
-            items = sorted(items, key=lambda f: (f.line not in added, f.line))[:extra]
-            part = _ruff_part(code)
-            found[part] += [
-                QualityFinding(part=part, path=path, line=f.line, what=f"{code} {f.message}") for f in items
-            ]
-    return found, dict(sorted(added_counts.items()))
-
-
-def _ruff_part(code: str) -> str:
-    if code.startswith(MARKER_RULES):
-        return "markers"
-    if code in HYGIENE_RULES:
-        return "hygiene"
-    return "readability" if code in READABILITY_RULES else "lint"
-
-
 def finish_quality(draft: QualityDraft, linter: Linter) -> QualityScore:
     """The draft's score, with ruff's parts (from what `linter` knows, else one ruff run)."""
     if draft.unscored is not None:
@@ -437,11 +261,11 @@ def finish_quality(draft: QualityDraft, linter: Linter) -> QualityScore:
     allowance = {part: len(items) for part, items in (draft.reference.findings if draft.reference else {}).items()}
     note, new_lint = None, {}
     try:
-        ruff_found, new_lint = _ruff_findings(draft.change, linter)
+        ruff_found, new_lint = ruff_findings(draft.change, linter)
         for part, items in ruff_found.items():
             found[part] = [*found.get(part, []), *items]
         if draft.reference is not None:
-            for part, items in _ruff_findings(draft.reference, linter)[0].items():
+            for part, items in ruff_findings(draft.reference, linter)[0].items():
                 allowance[part] = len(items)
     except RuffUnavailable as exc:
         note = f"{exc}: lint, markers and readability skipped"
@@ -497,71 +321,6 @@ def check_quality_costs(weights: Mapping[str, float] | None) -> dict[str, float]
 def _unscored(note: str, weights: dict[str, float], reference_lines: int) -> QualityDraft:
     score = QualityScore(score=0.0, parts={}, weights=dict(weights), reference_lines=reference_lines, note=note)
     return QualityDraft(score, weights, None, None)
-
-
-def _inside(path: str) -> bool:
-    parts = PurePosixPath(path).parts
-    return bool(parts) and not PurePosixPath(path).is_absolute() and ".." not in parts and parts[0] != ".git"
-
-
-# --- applying the change ----------------------------------------------------------------------
-
-
-def _apply(patch: str, files: list[ChangedFile], bases: dict[str, str | None], root: Path) -> dict[str, str] | None:
-    """The after text of every touched text file still present, or None when the patch does not
-    apply. `git apply` first, then `patch --fuzz=5`, each on a fresh copy of the base files in
-    `root`, an empty repository (neither writes to `.git`: no `--index`)."""
-    binary = [f.path for f in files if f.patched.is_binary_file]
-    for command in (GIT_APPLY.command(exclude=binary), PATCH_FUZZ.command()):
-        _empty_but_git(root)
-        _write_tree(root, {path: text for path, text in bases.items() if text is not None})
-        if not (root / ".git").is_dir():
-            run_tool(["git", "init", "-q"], root)
-        if run_tool(command, root, stdin=patch).returncode == 0:
-            after = {}
-            for f in files:
-                target = root / f.path
-                if not f.deleted and not f.patched.is_binary_file and target.is_file():
-                    after[f.path] = target.read_text(encoding="utf-8", errors="replace")
-            return after
-    return None
-
-
-def _empty_but_git(root: Path) -> None:
-    """Remove what an earlier change left in `root`, keeping its `.git`."""
-    if not root.is_dir():
-        return
-    for entry in os.scandir(root):
-        if entry.name == ".git" and entry.is_dir(follow_symlinks=False):
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path)
-        else:
-            os.unlink(entry.path)
-
-
-def _write_tree(root: Path, texts: Mapping[str, str]) -> None:
-    root.mkdir(parents=True, exist_ok=True)
-    for path, text in texts.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8", newline="")
-
-
-# --- lint and syntax --------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=1024)  # a base file is asked about once per attempt that touches it
-def _parses(text: str | None) -> bool:
-    """Whether `text` is valid Python; an absent file counts as valid (nothing was broken)."""
-    if text is None:
-        return True
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # e.g. SyntaxWarning for invalid escapes: still parses
-        try:
-            parse_python(text)
-        except (SyntaxError, ValueError):
-            return False
-    return True
 
 
 def _size_part(ratio: float | None) -> float:
