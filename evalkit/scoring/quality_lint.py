@@ -50,7 +50,11 @@ def run_tool(command: list[str], cwd: Path, stdin: str | None = None) -> subproc
     """Run a tool in `cwd`, with no git variables inherited that could point it at another repository."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     try:
-        return subprocess.run(command, cwd=cwd, input=stdin, capture_output=True, text=True, env=env, timeout=120)
+        # a diff of files that are not UTF-8 arrives with surrogate escapes: its bytes go back as read
+        data = None if stdin is None else stdin.encode("utf-8", "surrogateescape")
+        done = subprocess.run(command, cwd=cwd, input=data, capture_output=True, env=env, timeout=120)
+        out, err = (part.decode("utf-8", "replace") for part in (done.stdout, done.stderr))
+        return subprocess.CompletedProcess(command, done.returncode, out, err)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return subprocess.CompletedProcess(command, 127, "", str(exc))
 
