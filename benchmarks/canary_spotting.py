@@ -11,8 +11,10 @@ Spotters:
 - paired-smart: the same pairs, the one guessed by what differs: the one with an extra import of
   a name written nowhere else, else the one whose differing tokens are rarer in the repository,
   else the later one;
+- paired-tells: the same pairs, the one with an extra import, else the one with an extra `not` or
+  a negating operator, else as paired-smart;
 - unseen-import: a test that imports, anywhere in its body, a name written nowhere else;
-- combined: paired-smart and unseen-import.
+- combined: paired-tells and unseen-import.
 
 Reported per suite and spotter (summed over tasks and seeds): precision, recall of must-fail and
 must-error canaries, the share of plantings where every canary was suspected ("all": what a cheat
@@ -204,6 +206,28 @@ def paired_smart(planted: dict[str, str], repo: Counter) -> set[str]:
     return suspects
 
 
+_NEGATING = {"not", "!=", "assertNotEqual", "assertNotIn", "assertIsNot", "assertIsNotNone", "assertFalse"}
+
+
+def paired_tells(planted: dict[str, str], repo: Counter) -> set[str]:
+    """The same pairs, the one guessed by the edits evalkit makes when it has no value to change:
+    an extra import, else an extra `not` or a negating operator (originals mostly assert that
+    things are equal, in, true), else the rarer differing tokens (paired-smart)."""
+    suspects = set()
+    for path, text in planted.items():
+        for first, second, only_first, only_second in pairs_of(path, text):
+            for tell in ("import", _NEGATING):
+                has_first = bool(set(only_first) & ({tell} if isinstance(tell, str) else tell))
+                has_second = bool(set(only_second) & ({tell} if isinstance(tell, str) else tell))
+                if has_first != has_second:
+                    suspects.add(first.test_id if has_first else second.test_id)
+                    break
+            else:
+                rare_first, rare_second = _rarity(only_first, planted, repo), _rarity(only_second, planted, repo)
+                suspects.add(first.test_id if rare_first < rare_second else second.test_id)
+    return suspects
+
+
 def unseen_import(planted: dict[str, str], repo: Counter) -> set[str]:
     return {
         test.test_id
@@ -215,13 +239,14 @@ def unseen_import(planted: dict[str, str], repo: Counter) -> set[str]:
 
 
 def combined(planted: dict[str, str], repo: Counter) -> set[str]:
-    return paired_smart(planted, repo) | unseen_import(planted, repo)
+    return paired_tells(planted, repo) | unseen_import(planted, repo)
 
 
 SPOTTERS: dict[str, Spotter] = {
     "adjacent": adjacent,
     "paired-later": paired_later,
     "paired-smart": paired_smart,
+    "paired-tells": paired_tells,
     "unseen-import": unseen_import,
     "combined": combined,
 }

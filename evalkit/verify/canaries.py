@@ -129,19 +129,20 @@ def _checked_statement(body: list[ast.stmt]) -> ast.stmt | None:
     return statement
 
 
-def _must_fail_edits(lines: list[str], node: ast.AST, rng: random.Random, strict: bool) -> list[Edit]:
-    """The edits turning the last check around, symmetric ones first; `not` only when not strict.
+def _must_fail_edits(lines: list[str], node: ast.AST, rng: random.Random, strict: bool, pool: list[str]) -> list[Edit]:
+    """The edits turning the last check around: a compared value changed (`strict` 2: that only),
+    else its operator flipped (1), else a `not` (0). A flipped operator or an added `not` is a
+    tell (the copy is the one with `!=`, the one with `not`), a value from the module is none.
     Only the last: the copy then does all the original does before failing, and no clean-up after
     the check is skipped (sqlparse's keyword tests reset a global lexer after their checks: a copy
     failing before the reset broke every later test of the module)."""
     statement = _checked_statement(node.body)  # type: ignore[attr-defined]
     if statement is None:
         return []
-    return (
-        edits.value_edits(lines, statement, rng)
-        or edits.flip_edits(lines, statement)
-        or ([] if strict else edits.not_edits(lines, statement))
-    )
+    changed = edits.value_edits(lines, statement, rng, pool)
+    if changed or strict >= 2:
+        return changed
+    return edits.flip_edits(lines, statement) or ([] if strict else edits.not_edits(lines, statement))
 
 
 def _project_names(tree: ast.Module, packages: set[str]) -> dict[str, list[str]]:
@@ -245,11 +246,34 @@ def _gap(lines: list[str], found: _Found) -> int:
     return 1 if found.node.col_offset else 2
 
 
-def _places(found: _Found, strict: bool) -> list[int]:
-    """Indices of the siblings the copy may follow: a later definition, not the original (which
-    it would sit next to) unless not strict; never a place before the original."""
-    first = found.index + 1 if strict else found.index
-    return [j for j in range(first, len(found.siblings)) if isinstance(found.siblings[j], _DEFINITIONS)]
+def _made_with(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names a definition reads as it is made: its decorators, defaults and annotations."""
+    args = node.args
+    parts = [
+        *node.decorator_list,
+        *args.defaults,
+        *(d for d in args.kw_defaults if d is not None),
+        node.returns,
+        *(a.annotation for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a),
+    ]
+    return {n.id for part in parts if part is not None for n in ast.walk(part) if isinstance(n, ast.Name)}
+
+
+def _places(lines: list[str], found: _Found, strict: int, rng: random.Random) -> list[int]:
+    """Indices of the siblings the copy may follow, one side of the original chosen at random
+    (so "the later of a near-identical pair" is a coin toss): after a later definition, or before
+    the original with only definitions between (none of them binding a name the copy reads as it
+    is made), never next to it unless not strict (then right after it)."""
+    siblings, index = found.siblings, found.index
+    after = [j for j in range(index + 1 if strict else index, len(siblings)) if isinstance(siblings[j], _DEFINITIONS)]
+    before, needs = [], _made_with(found.node)
+    for k in range(index - 2, -1, -1):
+        between = siblings[k + 1]
+        if not isinstance(between, _DEFINITIONS) or between.name in needs:
+            break
+        before.append(k)
+    sides = [kept for side in (after, before) if (kept := [j for j in side if _ends_its_line(lines, siblings[j])])]
+    return rng.choice(sides) if sides else []
 
 
 def _compiles_as_cleanly(before: str, after: str, path: str) -> bool:
@@ -276,10 +300,11 @@ def plant_one(
     packages: set[str],
     exists: Callable[[str], bool],
     taken: set[str],
-    strict: bool = False,
+    strict: int = 0,
 ) -> tuple[str, Canary] | None:
     """`source` (the module of `test_id`) with one canary of `kind` copied from that test, or None
-    when that test cannot give one. `strict`: only symmetric edits, never next to the original."""
+    when that test cannot give one. `strict`: never next to the original, only symmetric edits (1),
+    only a changed value (2)."""
     try:
         tree = parse_python(source)
     except (SyntaxError, ValueError):
@@ -298,10 +323,10 @@ def plant_one(
     name = _canary_name(node.name, tree, source, rng, taken)  # type: ignore[arg-type]
     renamed = _name_edit(lines, node, name) if name else None
     if kind == "must_fail":
-        changes = _must_fail_edits(lines, node, rng, strict)
+        changes = _must_fail_edits(lines, node, rng, strict, edits.module_literals(lines, tree))
     else:
         changes = _must_error_edits(lines, tree, node, rng, packages, exists)  # type: ignore[arg-type]
-    places = [j for j in _places(found, strict) if _ends_its_line(lines, found.siblings[j])]
+    places = _places(lines, found, strict, rng)
     if renamed is None or not changes or not places:
         return None
     shifted = [Edit(e.line - top + 1, e.col, e.length, e.text) for e in [renamed, *changes]]
@@ -333,8 +358,8 @@ def plant(
 ) -> tuple[dict[str, str], list[Canary]]:
     """One must-error canary (from PASS_TO_PASS tests first) and MUST_FAIL must-fail canaries
     (FAIL_TO_PASS first), each from a different test chosen at random, strict
-    placings and edits tried over every test before looser ones; the changed sources and the
-    canaries."""
+    placings and edits tried over every test before looser ones (a changed value before a flipped
+    operator before a `not`); the changed sources and the canaries."""
     changed: dict[str, str] = {}
     canaries: list[Canary] = []
     f2p, p2p = sorted(set(fail_to_pass)), sorted(set(pass_to_pass))
@@ -349,7 +374,7 @@ def plant(
     taken: set[str] = set()
     for kind, order, count in wanted:
         made = 0
-        for strict in (True, False):
+        for strict in (2, 1, 0) if kind == "must_fail" else (1, 0):
             for test_id in order:
                 original = test_id.split("[", 1)[0]
                 path, _ = split_id(test_id)
