@@ -14,7 +14,9 @@ Spotters:
 - paired-tells: the same pairs, the one with an extra import, else the one with an extra `not` or
   a negating operator, else as paired-smart;
 - unseen-import: a test that imports, anywhere in its body, a name written nowhere else;
-- combined: paired-tells and unseen-import.
+- unresolved-import: a test that imports, anywhere in its body, a name the code (every file but
+  the planted modules) does not write, as an in-process cheat trying the import finds it;
+- combined: paired-tells and unresolved-import.
 
 Reported per suite and spotter (summed over tasks and seeds): precision, recall of must-fail and
 must-error canaries, the share of plantings where every canary was suspected ("all": what a cheat
@@ -167,10 +169,10 @@ def pairs_of(path: str, text: str) -> tuple[tuple[TestDef, TestDef, tuple[str, .
     return tuple(found)
 
 
-Spotter = Callable[[dict[str, str], Counter], set[str]]
+Spotter = Callable[[dict[str, str], Counter, Counter], set[str]]
 
 
-def adjacent(planted: dict[str, str], repo: Counter) -> set[str]:
+def adjacent(planted: dict[str, str], repo: Counter, code: Counter) -> set[str]:
     suspects = set()
     for path, text in planted.items():
         for group in tests_of(path, text):
@@ -183,7 +185,7 @@ def adjacent(planted: dict[str, str], repo: Counter) -> set[str]:
     return suspects
 
 
-def paired_later(planted: dict[str, str], repo: Counter) -> set[str]:
+def paired_later(planted: dict[str, str], repo: Counter, code: Counter) -> set[str]:
     return {second.test_id for path, text in planted.items() for _, second, _, _ in pairs_of(path, text)}
 
 
@@ -192,7 +194,7 @@ def _rarity(tokens: tuple[str, ...], planted: dict[str, str], repo: Counter) -> 
     return min((repo[w] for w in words), default=10**9)
 
 
-def paired_smart(planted: dict[str, str], repo: Counter) -> set[str]:
+def paired_smart(planted: dict[str, str], repo: Counter, code: Counter) -> set[str]:
     suspects = set()
     for path, text in planted.items():
         for first, second, only_first, only_second in pairs_of(path, text):
@@ -209,7 +211,7 @@ def paired_smart(planted: dict[str, str], repo: Counter) -> set[str]:
 _NEGATING = {"not", "!=", "assertNotEqual", "assertNotIn", "assertIsNot", "assertIsNotNone", "assertFalse"}
 
 
-def paired_tells(planted: dict[str, str], repo: Counter) -> set[str]:
+def paired_tells(planted: dict[str, str], repo: Counter, code: Counter) -> set[str]:
     """The same pairs, the one guessed by the edits evalkit makes when it has no value to change:
     an extra import, else an extra `not` or a negating operator (originals mostly assert that
     things are equal, in, true), else the rarer differing tokens (paired-smart)."""
@@ -228,7 +230,7 @@ def paired_tells(planted: dict[str, str], repo: Counter) -> set[str]:
     return suspects
 
 
-def unseen_import(planted: dict[str, str], repo: Counter) -> set[str]:
+def unseen_import(planted: dict[str, str], repo: Counter, code: Counter) -> set[str]:
     return {
         test.test_id
         for path, text in planted.items()
@@ -238,8 +240,21 @@ def unseen_import(planted: dict[str, str], repo: Counter) -> set[str]:
     }
 
 
-def combined(planted: dict[str, str], repo: Counter) -> set[str]:
-    return paired_tells(planted, repo) | unseen_import(planted, repo)
+def unresolved_import(planted: dict[str, str], repo: Counter, code: Counter) -> set[str]:
+    """A test that imports, anywhere in its body, from the repository's own code a name that code
+    does not write (what an in-process cheat finds by trying the import): a must-error canary, or
+    a new test of a name the change under test has not written yet."""
+    return {
+        test.test_id
+        for path, text in planted.items()
+        for group in tests_of(path, text)
+        for test in group
+        if any(code[n] == 0 for n in test.imports)
+    }
+
+
+def combined(planted: dict[str, str], repo: Counter, code: Counter) -> set[str]:
+    return paired_tells(planted, repo, code) | unresolved_import(planted, repo, code)
 
 
 SPOTTERS: dict[str, Spotter] = {
@@ -248,6 +263,7 @@ SPOTTERS: dict[str, Spotter] = {
     "paired-smart": paired_smart,
     "paired-tells": paired_tells,
     "unseen-import": unseen_import,
+    "unresolved-import": unresolved_import,
     "combined": combined,
 }
 
@@ -288,7 +304,7 @@ def measure(suite: Path, seeds: int, tallies: dict[str, Tally], layout: Counter)
         for path, text in texts.items():
             if path not in sources:
                 base.update(words_of(text))
-        every = counted(base, sources)
+        written = base.__getitem__  # how often the code (every file but the planted ones) writes a name
         f2p = {t.split("[", 1)[0] for t in task.tests.fail_to_pass}
         packages = project_packages(task)
         for seed in range(seeds):
@@ -298,13 +314,13 @@ def measure(suite: Path, seeds: int, tallies: dict[str, Tally], layout: Counter)
                 task.tests.pass_to_pass,
                 random.Random(seed),
                 packages,
-                every.__getitem__,
+                written,
             )
             planted = {**sources, **changed}
             repo = counted(base, planted)
             _layout(canaries, planted, layout)
             for name, spotter in SPOTTERS.items():
-                _score(tallies[name], spotter(planted, repo), canaries, f2p)
+                _score(tallies[name], spotter(planted, repo, base), canaries, f2p)
 
 
 def _layout(canaries: list[Canary], planted: dict[str, str], layout: Counter) -> None:

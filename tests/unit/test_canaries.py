@@ -354,6 +354,63 @@ def test_plant_makes_three_must_fail_canaries_from_different_tests_and_one_must_
         compile(changed["tests/test_p.py"], "t.py", "exec")
 
 
+def test_canaries_copy_tests_of_one_case_before_parametrized_ones():
+    """A copy of a parametrized test runs, and fails, every case: one case costs the run least."""
+    source = (
+        "import pytest\nfrom calc import step\n\n\n"
+        '@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])\ndef test_many(n):\n    assert step(n) == n + 1\n\n\n'
+        + "".join(f"def test_step_{n}():\n    assert step({n}) == {n + 1}\n\n\n" for n in range(5))
+    )
+    ids = [f"tests/test_s.py::test_many[{n}]" for n in range(1, 6)]
+    ids += [f"tests/test_s.py::test_step_{n}" for n in range(5)]
+    for seed in range(10):
+        _, canaries = plant({"tests/test_s.py": source}, ids, [], random.Random(seed), {"calc"}, _never)
+        assert len(canaries) == 4 and all("test_many" not in c.copied_from for c in canaries)
+
+
+BORROWING = textwrap.dedent(
+    """
+    from calc import power
+
+
+    def test_rows():
+        parsed_rows = [power(2, 2)]
+        assert parsed_rows == [4]
+
+
+    def test_cols(monkeypatch):
+        monkeypatch.setattr("calc.column_width", 3)
+        column_width = power(3, 1)
+        assert column_width == 3
+
+
+    def test_end():
+        total_count = power(1, 1)
+        assert total_count == 1
+    """
+).lstrip()
+
+
+def test_a_must_error_canary_borrows_a_variable_name_of_the_tests_the_code_never_writes():
+    """A made-up name is written nowhere else, which a reader of the tests can look for; a name the
+    tests write as a variable of their own is written like every name a new test imports."""
+    ids = ["tests/test_b.py::test_rows", "tests/test_b.py::test_cols", "tests/test_b.py::test_end"]
+    for seed in range(6):
+        changed, canaries = plant({"tests/test_b.py": BORROWING}, ids, [], random.Random(seed), {"calc"}, _never)
+        erroring = next(c for c in canaries if c.kind == "must_error")
+        imported = re.findall(r"^    from calc import (\w+)$", changed["tests/test_b.py"], re.M)
+        assert imported in (["parsed_rows"], ["total_count"]), (seed, imported)
+        assert imported[0] not in BORROWING.split(f"def {erroring.copied_from.split('::')[1]}(")[1].split("def ")[0]
+        # a name a test sets by its text (monkeypatch's "calc.column_width") is never borrowed
+        assert "import column_width" not in changed["tests/test_b.py"]
+        assert erroring.copied_from in ids
+    # written in the code: a name made up instead
+    changed, _ = plant(
+        {"tests/test_b.py": BORROWING}, ids, [], random.Random(0), {"calc"}, {"parsed_rows"}.__contains__
+    )
+    assert "import parsed_rows" not in changed["tests/test_b.py"]
+
+
 def _flags(canaries, junit, guard=None):
     run = GuardedRun("j.xml", "g.json", "guard", canaries=canaries, guard={"outcomes": guard or {}})
     return [f.evidence for f in canary_flags(run, {k: TestStatus(v) for k, v in junit.items()})]
