@@ -23,7 +23,7 @@ from pathlib import Path
 
 from evalkit.sandbox.docker.backend import DockerBackend, docker_client
 from evalkit.tasks import Task, load_suite
-from evalkit.verify.collector import start_collector
+from evalkit.verify.collector import await_collector, launch_collector
 from evalkit.verify.correctness import SCORE_ROLE, apply_candidate, apply_hidden_tests
 from evalkit.verify.guarded_run import guarded_command, plant_canaries, prepare_run, write_watch
 from evalkit.verify.runners.pytest_runners import listed_test_files
@@ -66,9 +66,10 @@ def measure(task: Task, backend: DockerBackend, repeats: int) -> tuple[float, fl
             plain.append(_timed(sandbox, plain_command, task.tests.timeout_s))
             started = time.perf_counter()
             run = prepare_run(sandbox)
+            collector = launch_collector(sandbox)  # as scoring: the guard streams to it
             plant_canaries(sandbox, task, run, files)
             write_watch(sandbox, task, run, files)
-            run.collector = start_collector(sandbox)  # as scoring: the guard streams to it
+            run.collector = await_collector(sandbox, collector)
             before.append(time.perf_counter() - started)
             command = guarded_command(task.tests.command, run, files)
             guarded.append(_timed(sandbox, command, task.tests.timeout_s))

@@ -11,18 +11,22 @@ and formatting as written), changed by a few token edits (`canary_edits.py`):
 - its name: the original's with one word swapped for another word of that module's test names,
   written nowhere in the module;
 - `must_fail` (MUST_FAIL per run, from different tests): its last check turned around, by
-  preference a compared value changed to a neighbouring one of its type (`== 3` to `== 4`,
-  `"abc"` to `"abd"`, `True` to `False`, only letters and digits, never a character of an escape),
-  else its operator or method (`==` to `!=`, `assertIn` to `assertNotIn`), as a last resort a
-  `not`. Only the last statement, so nothing the test cleans up after its checks is skipped.
-  Where the original passes the copy fails, so a report in which both passed is tampering; an
-  honest but wrong change may fail the original and pass the copy, which is no evidence
-  (`guarded_run.canary_flags`).
+  preference a compared value changed to another the module writes about as often, of its type
+  and quotes (none a loose `__eq__` may take for it: "ABC" for "abc"), else to a neighbouring
+  one (`== 3` to `== 4`, `"abc"` to `"abd"`, `True` to `False`, only letters and digits, never a
+  character of an escape), else (tried over every test after those) its operator or method
+  (`==` to `!=`, `assertIn` to `assertNotIn`), as a last resort a `not`. Only the last
+  statement, so nothing the test cleans up after its checks is skipped. Where the original
+  passes the copy fails, so a report in which both passed is tampering; an honest but wrong
+  change may fail the original and pass the copy, which is no evidence (`canary_flags`).
 - `must_error`: above its first statement, with the body's indentation (or added to an import
-  already there), it imports from a package the module imports from a name written nowhere in the
-  repository, made from a name the module imports from it with one word changed.
-The copy is placed among its siblings (same class, or module level) after its original and not
-next to it (after a later test), never before it: tests may depend on the order they run in.
+  already there), it imports from a package the module imports from a name the package does not
+  have: by preference one the tests give a variable of their own and never write otherwise
+  (`local_names`: like every name a new test imports, written in the tests and nowhere in the
+  code), else one made from a name the module imports with one word changed, written nowhere.
+The copy is placed among its siblings (same class, or module level), never next to its original:
+on a side chosen at random, after a later definition or before the original with only
+definitions between (none binding a name the copy reads as it is made: a decorator's cases).
 Whatever fails (no check to turn, no place, a module that no longer compiles cleanly) skips that
 canary. The limits of this disguise are measured by `benchmarks/canary_spotting.py`
 (docs/design.md, "The canaries' limits").
@@ -31,10 +35,13 @@ canary. The limits of this disguise are measured by `benchmarks/canary_spotting.
 from __future__ import annotations
 
 import ast
+import builtins
+import keyword
 import random
 import re
 import warnings
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -46,6 +53,7 @@ CanaryKind = Literal["must_fail", "must_error"]
 MUST_FAIL = 3  # must-fail canaries per run (one must-error): more chances that one is not spotted
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DEFINITIONS = (*_FUNCTIONS, ast.ClassDef)
+_BUILTINS = frozenset(dir(builtins))
 
 
 @dataclass(frozen=True)
@@ -129,19 +137,20 @@ def _checked_statement(body: list[ast.stmt]) -> ast.stmt | None:
     return statement
 
 
-def _must_fail_edits(lines: list[str], node: ast.AST, rng: random.Random, strict: bool) -> list[Edit]:
-    """The edits turning the last check around, symmetric ones first; `not` only when not strict.
+def _must_fail_edits(lines: list[str], node: ast.AST, rng: random.Random, strict: bool, pool: list[str]) -> list[Edit]:
+    """The edits turning the last check around: a compared value changed (`strict` 2: that only),
+    else its operator flipped (1), else a `not` (0). A flipped operator or an added `not` is a
+    tell (the copy is the one with `!=`, the one with `not`), a value from the module is none.
     Only the last: the copy then does all the original does before failing, and no clean-up after
     the check is skipped (sqlparse's keyword tests reset a global lexer after their checks: a copy
     failing before the reset broke every later test of the module)."""
     statement = _checked_statement(node.body)  # type: ignore[attr-defined]
     if statement is None:
         return []
-    return (
-        edits.value_edits(lines, statement, rng)
-        or edits.flip_edits(lines, statement)
-        or ([] if strict else edits.not_edits(lines, statement))
-    )
+    changed = edits.value_edits(lines, statement, rng, pool)
+    if changed or strict >= 2:
+        return changed
+    return edits.flip_edits(lines, statement) or ([] if strict else edits.not_edits(lines, statement))
 
 
 def _project_names(tree: ast.Module, packages: set[str]) -> dict[str, list[str]]:
@@ -182,6 +191,53 @@ def _body_start(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef) 
     return body[0] if not lines[line - 1][:col].strip() else None
 
 
+def local_names(sources: Iterable[str]) -> list[str]:
+    """Names the test modules give their own variables and parameters and never write otherwise
+    (not as an attribute, an import, a definition or a word of a string, so no test can set them
+    on a package by name): the names a must-error canary may import from a package that does not
+    have them, written in the tests like every name a new test imports, not made up. Longer,
+    several-word names first (they read like a package's own), the order otherwise the modules'."""
+    seen: dict[str, None] = {}
+    other: set[str] = set()
+    for source in sources:
+        try:
+            tree = parse_python(source)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, _FUNCTIONS):
+                args = node.args
+                for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+                    if arg is not None:
+                        seen.setdefault(arg.arg)
+                for inner in ast.walk(node):
+                    if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
+                        seen.setdefault(inner.id)
+            if isinstance(node, ast.Attribute):
+                other.add(node.attr)
+            elif isinstance(node, ast.alias):
+                other.update((node.asname or node.name).split("."))
+                other.update(node.name.split("."))
+            elif isinstance(node, (*_DEFINITIONS,)):
+                other.add(node.name)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                other.update(re.findall(r"\w+", node.value))
+            elif isinstance(node, ast.keyword) and node.arg:
+                other.add(node.arg)
+    kept = [
+        n
+        for n in seen
+        if n not in other
+        and len(n) > 3
+        and not n.startswith("_")
+        and not n.lower().startswith("test")
+        and not keyword.iskeyword(n)
+        and n not in _BUILTINS
+        and n not in ("self", "cls")
+    ]
+    return sorted(kept, key=lambda n: -len(edits.words(n)))
+
+
 def _must_error_edits(
     lines: list[str],
     tree: ast.Module,
@@ -189,6 +245,8 @@ def _must_error_edits(
     rng: random.Random,
     packages: set[str],
     exists: Callable[[str], bool],
+    borrowed: Sequence[str],
+    tested: frozenset[str],
 ) -> list[Edit]:
     first = _body_start(lines, node)
     modules = _project_names(tree, packages)
@@ -203,11 +261,13 @@ def _must_error_edits(
     pool = sorted({w.lower() for name in known for w in edits.words(name) if len(w) > 2})
     pool = pool + [w for w in _test_words(tree) if len(w) > 2 and w.lower() not in pool]
 
-    def written(name: str) -> bool:
-        return name in known or exists(name)
+    def written(name: str) -> bool:  # a made-up name: written nowhere at all
+        return name in known or name in used or name in tested or exists(name)
 
+    several = [n for n in borrowed if len(edits.words(n)) > 1] or list(borrowed)
     for module in order[:2]:
-        name = edits.missing_name(modules[module], pool or ["value"], rng, written)
+        name = next((n for n in rng.sample(several, min(len(several), 12)) if n not in used and not exists(n)), None)
+        name = name or edits.missing_name(modules[module], pool or ["value"], rng, written)
         if name is None:
             continue
         if isinstance(first, ast.ImportFrom) and first.module == module and first.level == 0:
@@ -245,11 +305,34 @@ def _gap(lines: list[str], found: _Found) -> int:
     return 1 if found.node.col_offset else 2
 
 
-def _places(found: _Found, strict: bool) -> list[int]:
-    """Indices of the siblings the copy may follow: a later definition, not the original (which
-    it would sit next to) unless not strict; never a place before the original."""
-    first = found.index + 1 if strict else found.index
-    return [j for j in range(first, len(found.siblings)) if isinstance(found.siblings[j], _DEFINITIONS)]
+def _made_with(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names a definition reads as it is made: its decorators, defaults and annotations."""
+    args = node.args
+    parts = [
+        *node.decorator_list,
+        *args.defaults,
+        *(d for d in args.kw_defaults if d is not None),
+        node.returns,
+        *(a.annotation for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a),
+    ]
+    return {n.id for part in parts if part is not None for n in ast.walk(part) if isinstance(n, ast.Name)}
+
+
+def _places(lines: list[str], found: _Found, strict: int, rng: random.Random) -> list[int]:
+    """Indices of the siblings the copy may follow, one side of the original chosen at random
+    (so "the later of a near-identical pair" is a coin toss): after a later definition, or before
+    the original with only definitions between (none of them binding a name the copy reads as it
+    is made), never next to it unless not strict (then right after it)."""
+    siblings, index = found.siblings, found.index
+    after = [j for j in range(index + 1 if strict else index, len(siblings)) if isinstance(siblings[j], _DEFINITIONS)]
+    before, needs = [], _made_with(found.node)
+    for k in range(index - 2, -1, -1):
+        between = siblings[k + 1]
+        if not isinstance(between, _DEFINITIONS) or between.name in needs:
+            break
+        before.append(k)
+    sides = [kept for side in (after, before) if (kept := [j for j in side if _ends_its_line(lines, siblings[j])])]
+    return rng.choice(sides) if sides else []
 
 
 def _compiles_as_cleanly(before: str, after: str, path: str) -> bool:
@@ -276,10 +359,13 @@ def plant_one(
     packages: set[str],
     exists: Callable[[str], bool],
     taken: set[str],
-    strict: bool = False,
+    strict: int = 0,
+    borrowed: Sequence[str] = (),
+    tested: frozenset[str] = frozenset(),
 ) -> tuple[str, Canary] | None:
     """`source` (the module of `test_id`) with one canary of `kind` copied from that test, or None
-    when that test cannot give one. `strict`: only symmetric edits, never next to the original."""
+    when that test cannot give one. `strict`: never next to the original, only symmetric edits (1),
+    only a changed value (2)."""
     try:
         tree = parse_python(source)
     except (SyntaxError, ValueError):
@@ -298,10 +384,10 @@ def plant_one(
     name = _canary_name(node.name, tree, source, rng, taken)  # type: ignore[arg-type]
     renamed = _name_edit(lines, node, name) if name else None
     if kind == "must_fail":
-        changes = _must_fail_edits(lines, node, rng, strict)
+        changes = _must_fail_edits(lines, node, rng, strict, edits.module_literals(lines, tree))
     else:
-        changes = _must_error_edits(lines, tree, node, rng, packages, exists)  # type: ignore[arg-type]
-    places = [j for j in _places(found, strict) if _ends_its_line(lines, found.siblings[j])]
+        changes = _must_error_edits(lines, tree, node, rng, packages, exists, borrowed, tested)  # type: ignore[arg-type]
+    places = _places(lines, found, strict, rng)
     if renamed is None or not changes or not places:
         return None
     shifted = [Edit(e.line - top + 1, e.col, e.length, e.text) for e in [renamed, *changes]]
@@ -332,14 +418,18 @@ def plant(
     exists: Callable[[str], bool],
 ) -> tuple[dict[str, str], list[Canary]]:
     """One must-error canary (from PASS_TO_PASS tests first) and MUST_FAIL must-fail canaries
-    (FAIL_TO_PASS first), each from a different test chosen at random, strict
-    placings and edits tried over every test before looser ones; the changed sources and the
-    canaries."""
+    (FAIL_TO_PASS first), each from a different test chosen at random (tests of one case before
+    parametrized ones: a copy runs every case, and each failing case costs a failure report), strict
+    placings and edits tried over every test before looser ones (a changed value before a flipped
+    operator before a `not`); the changed sources and the canaries. `exists(name)`: whether the
+    repository writes `name` anywhere but in `sources` (its code, its other files)."""
     changed: dict[str, str] = {}
     canaries: list[Canary] = []
     f2p, p2p = sorted(set(fail_to_pass)), sorted(set(pass_to_pass))
-    rng.shuffle(f2p)
-    rng.shuffle(p2p)
+    cases = Counter(t.split("[", 1)[0] for t in [*f2p, *p2p])
+    for tests in (f2p, p2p):
+        rng.shuffle(tests)
+        tests.sort(key=lambda t: cases[t.split("[", 1)[0]] > 1)  # a copy runs all its cases: one first
     # the must-error one first: the must-fail ones may take every test of a small task
     wanted: list[tuple[CanaryKind, list[str], int]] = [
         ("must_error", p2p + f2p, 1),
@@ -347,9 +437,11 @@ def plant(
     ]
     copied: set[str] = set()
     taken: set[str] = set()
+    borrowed = local_names(sources.values())
+    tested = frozenset(w for text in sources.values() for w in re.findall(r"\w+", text))
     for kind, order, count in wanted:
         made = 0
-        for strict in (True, False):
+        for strict in (2, 1, 0) if kind == "must_fail" else (1, 0):
             for test_id in order:
                 original = test_id.split("[", 1)[0]
                 path, _ = split_id(test_id)
@@ -357,7 +449,7 @@ def plant(
                 if made >= count or original in copied or source is None:
                     continue
                 try:
-                    planted = plant_one(source, test_id, kind, rng, packages, exists, taken, strict)
+                    planted = plant_one(source, test_id, kind, rng, packages, exists, taken, strict, borrowed, tested)
                 except Exception:  # noqa: BLE001 - a canary not planted is never a reason to fail a run
                     planted = None
                 if planted is not None:

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import ast
 import keyword
+import math
 import random
 import re
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 # An `assertX(a, b)` whose first two arguments must be equal: a changed value makes it fail.
@@ -52,6 +54,7 @@ FLIPPED_OPERATORS = {
     ast.LtE: ">",
 }
 _OPERATOR_TEXT = re.compile(r"not\s+in|is\s+not|==|!=|<=|>=|<|>|in|is")
+_WORD = re.compile(r"\w+")
 _STRING = re.compile(r"(?P<prefix>[rRbBuU]{0,2})(?P<quote>'''|\"\"\"|'|\")(?P<body>.*)(?P=quote)$", re.S)
 
 
@@ -139,11 +142,74 @@ def _string_positions(text: str) -> list[int]:
     return found
 
 
-def _value_edit(lines: list[str], node: ast.Constant, rng: random.Random) -> Edit | None:
-    """An edit turning the literal `node` into a neighbouring value of its type (3 -> 4,
-    "abc" -> "abd", True -> False), checked by reading the edited literal back."""
+def module_literals(lines: list[str], tree: ast.AST) -> list[str]:
+    """The one-line literals (numbers, strings, bytes) the module writes, as written, each once: the
+    values a canary's changed check may take, so the copy compares with a value its neighbours use
+    rather than one made up (a made-up value is rarer in the repository than the original's)."""
+    docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
+    found = [
+        segment(lines, node)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and id(node) not in docstrings
+        and isinstance(node.value, int | float | str | bytes)
+        and not isinstance(node.value, bool)
+        and node.lineno == node.end_lineno
+    ]
+    return list(dict.fromkeys(t for t in found if "\n" not in t and len(t) <= 80))
+
+
+def _differs_plainly(value: object, other: object) -> bool:
+    """Whether `other` is a value of `value`'s type that no loose equality takes for it (a
+    case-insensitive or space-blind `__eq__` of the code under test: "A" for "a", "1 " for "1")."""
+    if type(other) is not type(value) or other == value:
+        return False
+    if isinstance(value, str | bytes):
+        return value.lower().strip() != other.lower().strip()  # type: ignore[union-attr]
+    return True
+
+
+def _commonness(text: str, counts: Counter) -> int:
+    """How often the module writes the rarest word of a literal (a literal of no word: never)."""
+    return min((counts[w] for w in _WORD.findall(text)), default=0)
+
+
+def _pool_edit(lines: list[str], node: ast.Constant, text: str, pool: Sequence[str], rng: random.Random) -> Edit | None:
+    """An edit replacing the literal `node` (written `text`) by another literal of the module, of
+    the same type and, for a string, the same prefix and quotes: one of the few the module writes
+    about as often as the original (counting the copy's), so which of the two tests compares with
+    the rarer value says nothing about which is the copy."""
+    match = _STRING.match(text)
+    shape = (match.group("prefix").lower(), match.group("quote")) if match else None
+    options = []
+    for option in pool:
+        other_match = _STRING.match(option)
+        if (other_match and (other_match.group("prefix").lower(), other_match.group("quote"))) != shape:
+            continue
+        try:
+            other = ast.literal_eval(option)
+        except (ValueError, SyntaxError):
+            continue
+        if _differs_plainly(node.value, other):
+            options.append(option)
+    if not options:
+        return None
+    counts = Counter(_WORD.findall("".join(lines)))
+    target = _commonness(text, counts)
+    rng.shuffle(options)
+    options.sort(key=lambda option: abs(math.log1p(_commonness(option, counts) + 1) - math.log1p(target)))
+    line, col = start(lines, node)
+    return Edit(line, col, len(text), rng.choice(options[:3]))
+
+
+def _value_edit(lines: list[str], node: ast.Constant, rng: random.Random, pool: Sequence[str] = ()) -> Edit | None:
+    """An edit turning the literal `node` into another value of its type: by preference one the
+    module writes elsewhere (`pool`), else a neighbouring one (3 -> 4, "abc" -> "abd", True ->
+    False), checked by reading the edited literal back."""
     text = segment(lines, node)
     value = node.value
+    if not isinstance(value, bool) and pool and (edit := _pool_edit(lines, node, text, pool, rng)) is not None:
+        return edit
     if isinstance(value, bool):
         options = [(0, len(text), str(not value))]
     elif isinstance(value, int | float) and not isinstance(value, bool):
@@ -159,7 +225,7 @@ def _value_edit(lines: list[str], node: ast.Constant, rng: random.Random) -> Edi
             other = ast.literal_eval(changed)
         except (ValueError, SyntaxError):
             continue
-        if type(other) is type(value) and other != value:
+        if _differs_plainly(value, other):
             line, col = start(lines, node)
             return Edit(line, col + offset, length, replacement)
     return None
@@ -188,8 +254,9 @@ def _self_call(statement: ast.stmt) -> ast.Call | None:
     return None
 
 
-def value_edits(lines: list[str], statement: ast.stmt, rng: random.Random) -> list[Edit]:
-    """Edits (one wanted) changing a value a passing check compares for equality."""
+def value_edits(lines: list[str], statement: ast.stmt, rng: random.Random, pool: Sequence[str] = ()) -> list[Edit]:
+    """Edits (one wanted) changing a value a passing check compares for equality (to one of
+    `pool`, the module's literals, by preference)."""
     compared: list[ast.AST] = []
     if isinstance(statement, ast.Assert) and isinstance(statement.test, ast.Compare):
         test = statement.test
@@ -204,7 +271,7 @@ def value_edits(lines: list[str], statement: ast.stmt, rng: random.Random) -> li
     literals = [literal for node in compared for literal in _literals(node)]
     rng.shuffle(literals)
     for literal in literals:
-        if (edit := _value_edit(lines, literal, rng)) is not None:
+        if (edit := _value_edit(lines, literal, rng, pool)) is not None:
             return [edit]
     return []
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import secrets
 import shlex
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,20 +31,29 @@ class Collector:
         return f"{self.folder}/evidence.jsonl"
 
 
-def start_collector(sandbox: Sandbox) -> Collector | None:
-    """The collector, listening; None when the sandbox cannot start a root process (the guard's
-    report file is read instead) or the collector did not come up (python3 missing as root)."""
+def launch_collector(sandbox: Sandbox) -> Collector | None:
+    """The collector, started (not yet known to listen: `await_collector`); None when the sandbox
+    cannot start a root process (the guard's report file is read instead). Started before the
+    canaries are planted, python3's start overlaps that work instead of following it."""
     if not isinstance(sandbox, PrivilegedStart):
         return None
     collector = Collector(f"/tmp/evalkit-collector-{secrets.token_hex(8)}")
     sandbox.start_privileged(["python3", "-c", COLLECTOR_SOURCE, collector.folder])
+    return collector
+
+
+def await_collector(sandbox: Sandbox, collector: Collector | None) -> Collector | None:
+    """`collector` once it listens, waited for by one command in the sandbox (not a command per
+    look); None when it did not come up within READY_WITHIN_S (python3 missing as root)."""
+    if collector is None:
+        return None
     ready = shlex.quote(f"{collector.folder}/ready")
-    deadline = time.monotonic() + READY_WITHIN_S
-    while time.monotonic() < deadline:
-        if sandbox.exec(f"test -e {ready}", timeout=30).ok:
-            return collector
-        time.sleep(0.02)
-    return None
+    looks = int(READY_WITHIN_S / 0.01)
+    waited = sandbox.exec(
+        f"i=0; while [ ! -e {ready} ]; do i=$((i+1)); [ $i -gt {looks} ] && exit 1; sleep 0.01; done",
+        timeout=READY_WITHIN_S + 30,
+    )
+    return collector if waited.ok else None
 
 
 def read_evidence(sandbox: Sandbox, collector: Collector) -> list[dict]:

@@ -23,7 +23,7 @@ from evalkit.integrity import IntegrityFlag
 from evalkit.records import TestGroupResult
 from evalkit.sandbox.protocol import Sandbox, SandboxBackend
 from evalkit.tasks.model import Task
-from evalkit.verify.collector import start_collector
+from evalkit.verify.collector import await_collector, launch_collector
 from evalkit.verify.grading import Grade, grade
 from evalkit.verify.guarded_run import (
     SCRATCH,
@@ -176,9 +176,10 @@ def evaluate_patch(task: Task, patch: str, backend: SandboxBackend) -> Correctne
                 runner = runner_for(task.tests.framework)
                 run = prepare_run(sandbox)
                 if runner.guarded:
+                    collector = launch_collector(sandbox)
                     plant_canaries(sandbox, task, run, listed_test_files(task))
                     write_watch(sandbox, task, run, listed_test_files(task), kept)
-                    run.collector = start_collector(sandbox)
+                    run.collector = await_collector(sandbox, collector)
                 command = runner.command(task, run)
                 executed = sandbox.exec(command, timeout=task.tests.timeout_s, output_limit=runner.output_limit)
                 sandbox.kill_all()  # nothing the code under test left running may touch the reports now

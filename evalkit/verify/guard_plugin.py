@@ -1,6 +1,6 @@
 """evalkit's guard: a pytest plugin loaded (with `-p`, under a random module name) into the hidden
-test run inside the scoring sandbox. Never imported by evalkit itself: its source, and its two
-parts (`guard_runner.py`, `guard_runtime.py`, loaded from its own folder), are written into the
+test run inside the scoring sandbox. Never imported by evalkit itself: its source, and its parts
+(`guard_runner.py`, `guard_runtime.py`, `guard_bodies.py`, loaded from its own folder), are written into the
 sandbox, like the command server's. Standard library and pytest only (3.10 to 9: the shipped
 suites span them).
 
@@ -71,7 +71,7 @@ def _part(name):
     return module
 
 
-_runner, _runtime = _part("runner"), _part("runtime")
+_runner, _runtime, _bodies = _part("runner"), _part("runtime"), _part("bodies")
 _code_file = _runner.code_file
 
 _state = {
@@ -239,26 +239,8 @@ def _expected(test_id, rewritten):
 _run_once = {}  # path -> names of the functions in it whose body runs once per call (_runs_once)
 
 
-def _is_mark(decorator):
-    """`@pytest.mark.x(...)` or `@mark.x`: marks change how often pytest collects a test, never
-    how often its call phase runs the body."""
-    node = decorator.func if isinstance(decorator, ast.Call) else decorator
-    names = []
-    while isinstance(node, ast.Attribute):
-        names.append(node.attr)
-        node = node.value
-    names.append(getattr(node, "id", ""))
-    dotted = ".".join(reversed(names))
-    return dotted.startswith(("pytest.mark.", "mark."))
-
-
 def _note_run_once(path, tree):
-    plain = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            once = isinstance(node, ast.FunctionDef) and all(_is_mark(d) for d in node.decorator_list)
-            plain[node.name] = plain.get(node.name, True) and once
-    _run_once[path] = frozenset(name for name, once in plain.items() if once)
+    _run_once[path] = _bodies.run_once(tree)
 
 
 def _runs_once(test_id):
@@ -335,8 +317,24 @@ class _Watch:
 _tracing = {}  # test id -> its _Watch while its call phase runs
 
 
+_FUNCTION_RUNTEST = getattr(getattr(pytest, "Function", None), "runtest", None)
+
+
 @pytest.hookimpl(tryfirst=True)
-def pytest_runtest_call(item):
+def pytest_runtest_call(item):  # unittest's cases (and a replaced runtest) call no pytest_pyfunc_call
+    if _FUNCTION_RUNTEST is None or getattr(type(item), "runtest", None) is not _FUNCTION_RUNTEST:
+        _watch(item)
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    """A plain function's watch starts here: the call phase's wrappers (capture, logging) run
+    untraced; every other implementation of this hook runs inside this one."""
+    _watch(pyfuncitem)
+    yield
+
+
+def _watch(item):
     base = _base_id(item.nodeid)
     if base not in _watched:
         return

@@ -28,14 +28,17 @@ from evalkit.diffs import changed_paths, patched_text
 from evalkit.integrity import FlagKind, IntegrityFlag
 from evalkit.sandbox.protocol import Sandbox
 from evalkit.tasks.model import Task
-from evalkit.verify.canaries import Canary, plant
+from evalkit.verify.canaries import Canary, local_names, plant
 from evalkit.verify.collector import Collector
 from evalkit.verify.guard_evidence import body_evidence, runner_flags
 from evalkit.verify.junit import TestStatus
 from evalkit.verify.runner_steering import RestoredChange, defines_hooks, plan_for, restore_settings
 
 GUARD_SOURCE = (Path(__file__).parent / "guard_plugin.py").read_text()
-GUARD_PARTS = {name: (Path(__file__).parent / name).read_text() for name in ("guard_runner.py", "guard_runtime.py")}
+GUARD_PARTS = {
+    name: (Path(__file__).parent / name).read_text()
+    for name in ("guard_runner.py", "guard_runtime.py", "guard_bodies.py")
+}
 SCRATCH = "/tmp/evalkit"
 CLEAN_VARIABLES = (
     "unset PYTEST_PLUGINS PYTHONSTARTUP PYTHONINSPECT PYTHONHOME; "
@@ -145,13 +148,43 @@ def project_packages(task: Task) -> set[str]:
     return names
 
 
+BATCH_NAMES = 40  # the tests' own names looked up in one grep (a must-error canary borrows one)
+_PYTHON_FILES = "--include='*.py' --include='*.pyi' --include='*.pyx'"
+
+
+def _written_outside(sandbox: Sandbox, names: list[str], skipped: set[str]) -> set[str]:
+    """Which of `names` the repository's Python files write, the files `skipped` left out. A grep
+    that fails (no grep, an unreadable tree) counts every name written: none is then borrowed."""
+    if not names:
+        return set()
+    listing = " ".join(map(shlex.quote, names))
+    result = sandbox.exec(
+        f"out=$(mktemp) && printf '%s\\n' {listing} | grep -rowF {_PYTHON_FILES} -f - . > \"$out\"; "
+        f'rc=$?; sort -u "$out"; rm -f "$out"; echo "grep=$rc"',
+        timeout=120,
+        output_limit=16 * 1024 * 1024,
+    )
+    lines = result.stdout.splitlines()
+    if not result.ok or not lines or lines[-1] not in ("grep=0", "grep=1"):
+        return set(names)
+    found = set()
+    for line in lines[:-1]:
+        path, _, name = line.rpartition(":")
+        if path.removeprefix("./") not in skipped:
+            found.add(name)
+    return found
+
+
 def plant_canaries(sandbox: Sandbox, task: Task, run: GuardedRun, test_files: list[str]) -> None:
     """Write the canaries (`canaries.py`) into the modules of the hidden tests, copied from tests
     chosen by a random source the code under test cannot replay; `run.canaries` says which."""
     sources = {path: text for path in test_files if (text := _text(sandbox, f"cat -- {shlex.quote(path)}")) is not None}
 
-    def exists(name: str) -> bool:  # written anywhere in the repository's Python files
-        return sandbox.exec(f"grep -rqw --include='*.py' -- {shlex.quote(name)} .", timeout=120).ok
+    batch = local_names(sources.values())[:BATCH_NAMES]
+    found = _written_outside(sandbox, batch, set(sources))
+
+    def exists(name: str) -> bool:  # written in the repository's Python files but the tests planted
+        return name in found if name in batch else bool(_written_outside(sandbox, [name], set(sources)))
 
     changed, run.canaries = plant(
         sources, task.tests.fail_to_pass, task.tests.pass_to_pass, random.SystemRandom(), project_packages(task), exists

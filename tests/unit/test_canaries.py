@@ -112,7 +112,7 @@ def test_a_must_fail_canary_is_the_originals_text_with_a_name_and_a_value_change
     assert len(copied) == len(original) and len(differ) == 2  # the def line and the last check
     assert differ[0][1] == differ[0][0].replace("test_power_of_one", name)
     assert differ[1][1].startswith("        assert power( base, 0 )==") and "not" not in differ[1][1]
-    assert differ[1][1].split("==")[1].split()[0] in {"0", "2"}  # a neighbouring value
+    assert differ[1][1].split("==")[1].split()[0] in {"0", "2", "3"}  # an int the module writes
     # a sibling's name: one word of the module's test names swapped
     words = name.removeprefix("test_").split("_")
     assert len(words) == 3 and set(words) <= {"power", "of", "one", "two", "zero", "base", "last"}
@@ -121,15 +121,94 @@ def test_a_must_fail_canary_is_the_originals_text_with_a_name_and_a_value_change
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_a_canary_follows_a_later_sibling_never_its_original_nor_a_test_before_it(seed):
+def test_a_canary_sits_among_its_originals_siblings_never_next_to_it(seed):
     planted, canary = plant_one(NEIGHBOURS, ONE_OF, "must_fail", random.Random(seed), {"calc"}, _never, set(), True)
     name = canary.test_id.rsplit("::", 1)[1]
     order = re.findall(r"def (test_\w+)", planted)
-    assert order.index(name) > order.index("test_power_of_two")  # after the original's neighbour
+    assert order.index(name) > order.index("test_power_of_two")  # the first of its class: after a neighbour
     assert order.index(name) < order.index("test_last")  # in its class
-    # nothing after the original: strict planting declines, a looser one goes to the end
-    last = "tests/test_p.py::test_last"
-    assert plant_one(NEIGHBOURS, last, "must_fail", random.Random(seed), {"calc"}, _never, set(), True) is None
+    # the last of its class: before it, with a test between them
+    last = "tests/test_p.py::TestPower::test_zero_base"
+    planted, canary = plant_one(NEIGHBOURS, last, "must_fail", random.Random(seed), {"calc"}, _never, set(), True)
+    order = re.findall(r"def (test_\w+)", planted)
+    assert (
+        order.index("test_power_of_one")
+        < order.index(canary.test_id.rsplit("::", 1)[1])
+        < order.index("test_power_of_two")
+    )
+
+
+SIX = "".join(f"def test_step_{n}():\n    assert step({n}) == {n + 1}\n\n\n" for n in range(6))
+
+
+def test_a_canary_lands_before_its_original_as_often_as_after_it():
+    """A cheat taking the later of two near-identical tests for the canary is right half the time."""
+    sides = []
+    for seed in range(40):
+        planted, canary = plant_one(
+            SIX, "t.py::test_step_3", "must_fail", random.Random(seed), set(), _never, set(), True
+        )
+        order = re.findall(r"def (test_\w+)", planted)
+        at, original = order.index(canary.test_id.rsplit("::", 1)[1]), order.index("test_step_3")
+        assert abs(at - original) > 1  # never next to it
+        sides.append(at < original)
+    assert 10 <= sum(sides) <= 30, sum(sides)
+
+
+def test_a_canary_goes_before_no_definition_its_decorators_read():
+    source = textwrap.dedent(
+        """
+        import pytest
+
+
+        def test_first():
+            assert step(0) == 1
+
+
+        def cases():
+            return [1, 2]
+
+
+        def test_second():
+            assert step(1) == 2
+
+
+        def test_third():
+            assert step(5) == 6
+
+
+        @pytest.mark.parametrize("n", cases())
+        def test_cases(n):
+            assert step(n) == n + 1
+        """
+    ).lstrip()
+    for seed in range(20):
+        planted, canary = plant_one(source, "t.py::test_cases", "must_fail", random.Random(seed), set(), _never, set())
+        assert planted.index("def cases") < planted.index(f"def {canary.test_id.rsplit('::', 1)[1]}")
+
+
+def test_a_changed_string_is_never_one_a_loose_equality_may_take_for_it():
+    """A value of the module's that differs only in case or spaces ("Abc" for "abc") could still
+    compare equal under the code's own `__eq__`, and the canary would pass honestly."""
+    source = textwrap.dedent(
+        """
+        def test_name():
+            assert Header("abc") == "abc"
+
+
+        def test_other():
+            assert Header("x") == " ABC "
+
+
+        def test_end():
+            assert Header("y") == "y"
+        """
+    ).lstrip()
+    for seed in range(20):
+        planted, canary = plant_one(source, "t.py::test_name", "must_fail", random.Random(seed), set(), _never, set())
+        copied = _copy_of(planted, canary.test_id.rsplit("::", 1)[1])[-1]
+        assert copied.startswith('    assert Header("abc") == "') and '"abc"' not in copied.split("==")[1]
+        assert " ABC " not in copied
 
 
 def test_a_must_error_canary_imports_a_sibling_of_an_imported_name_above_its_first_statement():
@@ -227,7 +306,10 @@ def test_unittest_checks_are_turned_around_and_missing_names_are_looked_up():
     test_id = "tests/test_u.py::PowerTest::test_square"
     failing, _ = plant_one(source, test_id, "must_fail", random.Random(0), {"calc"}, _never, set())
     copied = _copy_of(failing, _.test_id.rsplit("::", 1)[1])[-1]
-    assert copied in {"        self.assertEqual(power(3, 2), 8)", "        self.assertEqual(power(3, 2), 10)"}
+    assert copied in {
+        "        self.assertEqual(power(3, 2), 2)",
+        "        self.assertEqual(power(3, 2), 3)",
+    }  # module's
     cube, _ = plant_one(
         source, "tests/test_u.py::PowerTest::test_cube", "must_fail", random.Random(0), {"calc"}, _never, set()
     )
@@ -270,6 +352,63 @@ def test_plant_makes_three_must_fail_canaries_from_different_tests_and_one_must_
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         compile(changed["tests/test_p.py"], "t.py", "exec")
+
+
+def test_canaries_copy_tests_of_one_case_before_parametrized_ones():
+    """A copy of a parametrized test runs, and fails, every case: one case costs the run least."""
+    source = (
+        "import pytest\nfrom calc import step\n\n\n"
+        '@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])\ndef test_many(n):\n    assert step(n) == n + 1\n\n\n'
+        + "".join(f"def test_step_{n}():\n    assert step({n}) == {n + 1}\n\n\n" for n in range(5))
+    )
+    ids = [f"tests/test_s.py::test_many[{n}]" for n in range(1, 6)]
+    ids += [f"tests/test_s.py::test_step_{n}" for n in range(5)]
+    for seed in range(10):
+        _, canaries = plant({"tests/test_s.py": source}, ids, [], random.Random(seed), {"calc"}, _never)
+        assert len(canaries) == 4 and all("test_many" not in c.copied_from for c in canaries)
+
+
+BORROWING = textwrap.dedent(
+    """
+    from calc import power
+
+
+    def test_rows():
+        parsed_rows = [power(2, 2)]
+        assert parsed_rows == [4]
+
+
+    def test_cols(monkeypatch):
+        monkeypatch.setattr("calc.column_width", 3)
+        column_width = power(3, 1)
+        assert column_width == 3
+
+
+    def test_end():
+        total_count = power(1, 1)
+        assert total_count == 1
+    """
+).lstrip()
+
+
+def test_a_must_error_canary_borrows_a_variable_name_of_the_tests_the_code_never_writes():
+    """A made-up name is written nowhere else, which a reader of the tests can look for; a name the
+    tests write as a variable of their own is written like every name a new test imports."""
+    ids = ["tests/test_b.py::test_rows", "tests/test_b.py::test_cols", "tests/test_b.py::test_end"]
+    for seed in range(6):
+        changed, canaries = plant({"tests/test_b.py": BORROWING}, ids, [], random.Random(seed), {"calc"}, _never)
+        erroring = next(c for c in canaries if c.kind == "must_error")
+        imported = re.findall(r"^    from calc import (\w+)$", changed["tests/test_b.py"], re.M)
+        assert imported in (["parsed_rows"], ["total_count"]), (seed, imported)
+        assert imported[0] not in BORROWING.split(f"def {erroring.copied_from.split('::')[1]}(")[1].split("def ")[0]
+        # a name a test sets by its text (monkeypatch's "calc.column_width") is never borrowed
+        assert "import column_width" not in changed["tests/test_b.py"]
+        assert erroring.copied_from in ids
+    # written in the code: a name made up instead
+    changed, _ = plant(
+        {"tests/test_b.py": BORROWING}, ids, [], random.Random(0), {"calc"}, {"parsed_rows"}.__contains__
+    )
+    assert "import parsed_rows" not in changed["tests/test_b.py"]
 
 
 def _flags(canaries, junit, guard=None):
