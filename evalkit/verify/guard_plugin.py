@@ -317,24 +317,8 @@ class _Watch:
 _tracing = {}  # test id -> its _Watch while its call phase runs
 
 
-_FUNCTION_RUNTEST = getattr(getattr(pytest, "Function", None), "runtest", None)
-
-
 @pytest.hookimpl(tryfirst=True)
-def pytest_runtest_call(item):  # unittest's cases (and a replaced runtest) call no pytest_pyfunc_call
-    if _FUNCTION_RUNTEST is None or getattr(type(item), "runtest", None) is not _FUNCTION_RUNTEST:
-        _watch(item)
-
-
-@pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_pyfunc_call(pyfuncitem):
-    """A plain function's watch starts here: the call phase's wrappers (capture, logging) run
-    untraced; every other implementation of this hook runs inside this one."""
-    _watch(pyfuncitem)
-    yield
-
-
-def _watch(item):
+def pytest_runtest_call(item):
     base = _base_id(item.nodeid)
     if base not in _watched:
         return
