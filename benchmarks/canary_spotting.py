@@ -213,22 +213,27 @@ def paired_smart(planted: dict[str, str], repo: Counter, code: Counter) -> set[s
 _NEGATING = {"not", "!=", "assertNotEqual", "assertNotIn", "assertIsNot", "assertIsNotNone", "assertFalse"}
 
 
+def _told(only_first: tuple[str, ...], only_second: tuple[str, ...]) -> int | None:
+    """Which of a pair (0, 1) an edit's tell names: an extra import, else an extra `not` or a
+    negating operator (originals mostly assert that things are equal, in, true); None if neither."""
+    for tell in ({"import"}, _NEGATING):
+        has_first, has_second = bool(set(only_first) & tell), bool(set(only_second) & tell)
+        if has_first != has_second:
+            return 0 if has_first else 1
+    return None
+
+
 def paired_tells(planted: dict[str, str], repo: Counter, code: Counter) -> set[str]:
-    """The same pairs, the one guessed by the edits evalkit makes when it has no value to change:
-    an extra import, else an extra `not` or a negating operator (originals mostly assert that
-    things are equal, in, true), else the rarer differing tokens (paired-smart)."""
+    """The same pairs, the one an edit's tell names (`_told`), else the one with the rarer
+    differing tokens (paired-smart)."""
     suspects = set()
     for path, text in planted.items():
         for first, second, only_first, only_second in pairs_of(path, text):
-            for tell in ("import", _NEGATING):
-                has_first = bool(set(only_first) & ({tell} if isinstance(tell, str) else tell))
-                has_second = bool(set(only_second) & ({tell} if isinstance(tell, str) else tell))
-                if has_first != has_second:
-                    suspects.add(first.test_id if has_first else second.test_id)
-                    break
-            else:
+            told = _told(only_first, only_second)
+            if told is None:
                 rare_first, rare_second = _rarity(only_first, planted, repo), _rarity(only_second, planted, repo)
-                suspects.add(first.test_id if rare_first < rare_second else second.test_id)
+                told = 0 if rare_first < rare_second else 1
+            suspects.add((first, second)[told].test_id)
     return suspects
 
 
@@ -267,18 +272,13 @@ def unresolved_import(planted: dict[str, str], repo: Counter, code: Counter) -> 
 
 
 def paired_best(planted: dict[str, str], repo: Counter, code: Counter) -> set[str]:
-    """Of each pair, the one with an edit's tell (an extra import, `not` or negating operator),
-    else both: a cheat forging no test of a pair but where a tell names the copy."""
+    """Of each pair, the one an edit's tell names (`_told`), else both: a cheat forging no test of
+    a pair but where a tell names the copy."""
     suspects = set()
     for path, text in planted.items():
         for first, second, only_first, only_second in pairs_of(path, text):
-            for tell in ({"import"}, _NEGATING):
-                has_first, has_second = bool(set(only_first) & tell), bool(set(only_second) & tell)
-                if has_first != has_second:
-                    suspects.add(first.test_id if has_first else second.test_id)
-                    break
-            else:
-                suspects.update((first.test_id, second.test_id))
+            told = _told(only_first, only_second)
+            suspects.update((first.test_id, second.test_id) if told is None else ((first, second)[told].test_id,))
     return suspects
 
 

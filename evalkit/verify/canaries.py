@@ -218,7 +218,7 @@ def local_names(sources: Iterable[str]) -> list[str]:
             elif isinstance(node, ast.alias):
                 other.update((node.asname or node.name).split("."))
                 other.update(node.name.split("."))
-            elif isinstance(node, (*_DEFINITIONS,)):
+            elif isinstance(node, _DEFINITIONS):
                 other.add(node.name)
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
                 other.update(re.findall(r"\w+", node.value))
@@ -416,13 +416,16 @@ def plant(
     rng: random.Random,
     packages: set[str],
     exists: Callable[[str], bool],
+    borrowed: Sequence[str] | None = None,
 ) -> tuple[dict[str, str], list[Canary]]:
     """One must-error canary (from PASS_TO_PASS tests first) and MUST_FAIL must-fail canaries
     (FAIL_TO_PASS first), each from a different test chosen at random (tests of one case before
     parametrized ones: a copy runs every case, and each failing case costs a failure report), strict
     placings and edits tried over every test before looser ones (a changed value before a flipped
     operator before a `not`); the changed sources and the canaries. `exists(name)`: whether the
-    repository writes `name` anywhere but in `sources` (its code, its other files)."""
+    repository writes `name` anywhere but in `sources` (its code, its other files); `borrowed`: the
+    names a must-error canary may borrow (`local_names(sources)` when not given: a caller that has
+    looked them up already passes those)."""
     changed: dict[str, str] = {}
     canaries: list[Canary] = []
     f2p, p2p = sorted(set(fail_to_pass)), sorted(set(pass_to_pass))
@@ -437,7 +440,7 @@ def plant(
     ]
     copied: set[str] = set()
     taken: set[str] = set()
-    borrowed = local_names(sources.values())
+    borrowed = local_names(sources.values()) if borrowed is None else borrowed
     tested = frozenset(w for text in sources.values() for w in re.findall(r"\w+", text))
     for kind, order, count in wanted:
         made = 0

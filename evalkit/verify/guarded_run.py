@@ -187,7 +187,13 @@ def plant_canaries(sandbox: Sandbox, task: Task, run: GuardedRun, test_files: li
         return name in found if name in batch else bool(_written_outside(sandbox, [name], set(sources)))
 
     changed, run.canaries = plant(
-        sources, task.tests.fail_to_pass, task.tests.pass_to_pass, random.SystemRandom(), project_packages(task), exists
+        sources,
+        task.tests.fail_to_pass,
+        task.tests.pass_to_pass,
+        random.SystemRandom(),
+        project_packages(task),
+        exists,
+        batch,  # only names already looked up: no grep per name, the modules parsed once
     )
     for path, text in changed.items():
         sandbox.write_file(path, text)
