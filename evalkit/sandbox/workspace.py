@@ -191,6 +191,23 @@ def _owned_by_sandbox_user(info: tarfile.TarInfo) -> tarfile.TarInfo:
     return info
 
 
+def tar_files(files: dict[str, bytes], folders: tuple[str, ...] = (), mode: int = 0o644) -> bytes:
+    """A tar archive of `folders` (made in order) and `files` (by path relative to where it is
+    copied), owned by the sandbox user: several files written by one copy into the sandbox, not a
+    command and a copy each."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for folder in folders:
+            info = tarfile.TarInfo(folder)
+            info.type, info.mode = tarfile.DIRTYPE, 0o755
+            tar.addfile(_owned_by_sandbox_user(info))
+        for name, content in files.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(content), mode
+            tar.addfile(_owned_by_sandbox_user(info), io.BytesIO(content))
+    return buf.getvalue()
+
+
 def tar_single_file(name: str, content: bytes, mode: int = 0o644) -> bytes:
     """A tar archive holding one file, owned by the sandbox user."""
     buf = io.BytesIO()

@@ -43,6 +43,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from evalkit.pyparse import parse_python
@@ -97,6 +98,46 @@ class _Found:
     index: int
 
 
+class ModuleReading:
+    """One test module's source, parsed and read once for every canary tried in it (a task tries a
+    dozen, and a module of a thousand tests costs a tenth of a second per walk)."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.tree = parse_python(source)  # raises SyntaxError or ValueError: no canary there
+        self.lines = source.splitlines(keepends=True)
+        if self.lines and not self.lines[-1].endswith("\n"):
+            self.lines[-1] += "\n"
+
+    @cached_property
+    def nodes(self) -> list[ast.AST]:
+        """Every node of the module, walked once (each walk of a large module is its own cost)."""
+        return list(ast.walk(self.tree))
+
+    @cached_property
+    def test_words(self) -> list[str]:
+        return _test_words(self.tree, self.nodes)
+
+    @cached_property
+    def used_words(self) -> list[str]:
+        return sorted({w.lower() for n in self.nodes if isinstance(n, ast.Name) for w in edits.words(n.id)})
+
+    @cached_property
+    def literals(self) -> edits.LiteralPool:
+        return edits.module_literals(self.lines, self.tree, self.nodes)
+
+    @cached_property
+    def warnings(self) -> list[str] | None:
+        return _compile_warnings(self.source, "<test module>")
+
+    def project_names(self, packages: set[str]) -> dict[str, list[str]]:
+        key = frozenset(packages)
+        cache = self.__dict__.setdefault("_project_names", {})
+        if key not in cache:
+            cache[key] = _project_names(self.tree, packages, self.nodes)
+        return cache[key]
+
+
 def _find(tree: ast.Module, names: list[str]) -> _Found | None:
     body: list[ast.stmt] = tree.body
     for i, name in enumerate(names):
@@ -111,20 +152,24 @@ def _find(tree: ast.Module, names: list[str]) -> _Found | None:
     return None
 
 
-def _test_words(tree: ast.Module) -> list[str]:
-    names = {n.name for n in ast.walk(tree) if isinstance(n, _FUNCTIONS) and n.name.lower().startswith("test")}
+def _test_words(tree: ast.Module, nodes: Sequence[ast.AST] | None = None) -> list[str]:
+    names = {
+        n.name
+        for n in (ast.walk(tree) if nodes is None else nodes)
+        if isinstance(n, _FUNCTIONS) and n.name.lower().startswith("test")
+    }
     found = sorted({w for name in names for w in edits.words(name)[1:]})
     return [w for w in found if w.lower() != "test"]
 
 
-def _canary_name(original: str, tree: ast.Module, source: str, rng: random.Random, taken: set[str]) -> str | None:
+def _canary_name(original: str, reading: ModuleReading, rng: random.Random, taken: set[str]) -> str | None:
     """A sibling-like name written nowhere in the module (no fixture, no parameter, no other
     test of that name) and not given to another canary: a word of the module's test names
     swapped in, else (a module of one test) a word of the names it uses."""
-    used = sorted({w.lower() for n in ast.walk(tree) if isinstance(n, ast.Name) for w in edits.words(n.id)})
-    for pool in (_test_words(tree), [w for w in used if len(w) > 2 and w.isalpha()]):
+    used = reading.used_words
+    for pool in (reading.test_words, [w for w in used if len(w) > 2 and w.isalpha()]):
         for name in edits.sibling_names(original, pool, rng):
-            if name not in taken and not re.search(rf"\b{re.escape(name)}\b", source):
+            if name not in taken and not re.search(rf"\b{re.escape(name)}\b", reading.source):
                 return name
     return None
 
@@ -137,7 +182,9 @@ def _checked_statement(body: list[ast.stmt]) -> ast.stmt | None:
     return statement
 
 
-def _must_fail_edits(lines: list[str], node: ast.AST, rng: random.Random, strict: bool, pool: list[str]) -> list[Edit]:
+def _must_fail_edits(
+    lines: list[str], node: ast.AST, rng: random.Random, strict: int, pool: edits.LiteralPool
+) -> list[Edit]:
     """The edits turning the last check around: a compared value changed (`strict` 2: that only),
     else its operator flipped (1), else a `not` (0). A flipped operator or an added `not` is a
     tell (the copy is the one with `!=`, the one with `not`), a value from the module is none.
@@ -153,12 +200,15 @@ def _must_fail_edits(lines: list[str], node: ast.AST, rng: random.Random, strict
     return edits.flip_edits(lines, statement) or ([] if strict else edits.not_edits(lines, statement))
 
 
-def _project_names(tree: ast.Module, packages: set[str]) -> dict[str, list[str]]:
+def _project_names(
+    tree: ast.Module, packages: set[str], nodes: Sequence[ast.AST] | None = None
+) -> dict[str, list[str]]:
     """The modules of the repository's own packages the test module imports, each with the names
     it is seen to take from them (imported by name, or read as attributes of the module)."""
     found: dict[str, set[str]] = {}
     aliases: dict[str, str] = {}
-    for node in ast.walk(tree):
+    nodes = list(ast.walk(tree)) if nodes is None else nodes
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             if node.module.split(".")[0] in packages:
                 found.setdefault(node.module, set()).update(a.name for a in node.names if a.name != "*")
@@ -166,7 +216,7 @@ def _project_names(tree: ast.Module, packages: set[str]) -> dict[str, list[str]]
             for alias in node.names:
                 if alias.name.split(".")[0] in packages:
                     aliases[alias.asname or alias.name] = alias.name
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Attribute) and (dotted := _dotted(node.value)) in aliases:
             found.setdefault(aliases[dotted], set()).add(node.attr)
     return {m: sorted(n for n in names if not n.startswith("__")) for m, names in found.items() if names}
@@ -191,7 +241,18 @@ def _body_start(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef) 
     return body[0] if not lines[line - 1][:col].strip() else None
 
 
-def local_names(sources: Iterable[str]) -> list[str]:
+def read_modules(sources: Iterable[str]) -> dict[str, ModuleReading | None]:
+    """Each source read (None: it does not parse), by its text: for `local_names` and `plant`."""
+    readings: dict[str, ModuleReading | None] = {}
+    for source in sources:
+        try:
+            readings[source] = ModuleReading(source)
+        except (SyntaxError, ValueError):
+            readings[source] = None
+    return readings
+
+
+def local_names(sources: Iterable[str] | dict[str, ModuleReading | None]) -> list[str]:
     """Names the test modules give their own variables and parameters and never write otherwise
     (not as an attribute, an import, a definition or a word of a string, so no test can set them
     on a package by name): the names a must-error canary may import from a package that does not
@@ -199,20 +260,24 @@ def local_names(sources: Iterable[str]) -> list[str]:
     several-word names first (they read like a package's own), the order otherwise the modules'."""
     seen: dict[str, None] = {}
     other: set[str] = set()
-    for source in sources:
-        try:
-            tree = parse_python(source)
-        except (SyntaxError, ValueError):
+    readings = sources if isinstance(sources, dict) else read_modules(sources)
+    for reading in readings.values():
+        if reading is None:
             continue
-        for node in ast.walk(tree):
+        tree = reading.tree
+        stack: list[tuple[ast.AST, bool]] = [(tree, False)]  # one walk, knowing what is inside a function
+        while stack:
+            node, inside = stack.pop()
+            stack.extend(
+                (child, inside or isinstance(node, _FUNCTIONS)) for child in reversed(list(ast.iter_child_nodes(node)))
+            )
             if isinstance(node, _FUNCTIONS):
                 args = node.args
                 for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
                     if arg is not None:
                         seen.setdefault(arg.arg)
-                for inner in ast.walk(node):
-                    if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
-                        seen.setdefault(inner.id)
+            elif inside and isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                seen.setdefault(node.id)
             if isinstance(node, ast.Attribute):
                 other.add(node.attr)
             elif isinstance(node, ast.alias):
@@ -239,8 +304,7 @@ def local_names(sources: Iterable[str]) -> list[str]:
 
 
 def _must_error_edits(
-    lines: list[str],
-    tree: ast.Module,
+    reading: ModuleReading,
     node: ast.FunctionDef | ast.AsyncFunctionDef,
     rng: random.Random,
     packages: set[str],
@@ -248,8 +312,9 @@ def _must_error_edits(
     borrowed: Sequence[str],
     tested: frozenset[str],
 ) -> list[Edit]:
+    lines = reading.lines
     first = _body_start(lines, node)
-    modules = _project_names(tree, packages)
+    modules = reading.project_names(packages)
     if first is None or not modules:
         return []
     used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
@@ -259,7 +324,7 @@ def _must_error_edits(
     order = sorted(modules, key=lambda m: (not set(modules[m]) & used, rng.random()))
     known = {name for names in modules.values() for name in names}
     pool = sorted({w.lower() for name in known for w in edits.words(name) if len(w) > 2})
-    pool = pool + [w for w in _test_words(tree) if len(w) > 2 and w.lower() not in pool]
+    pool = pool + [w for w in reading.test_words if len(w) > 2 and w.lower() not in pool]
 
     def written(name: str) -> bool:  # a made-up name: written nowhere at all
         return name in known or name in used or name in tested or exists(name)
@@ -335,19 +400,20 @@ def _places(lines: list[str], found: _Found, strict: int, rng: random.Random) ->
     return rng.choice(sides) if sides else []
 
 
-def _compiles_as_cleanly(before: str, after: str, path: str) -> bool:
-    """Whether `after` compiles with no warning `before` did not give (an invalid escape)."""
+def _compile_warnings(text: str, path: str) -> list[str] | None:
+    """The warnings compiling `text` gives (an invalid escape), None when it does not compile."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            compile(text, path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return None
+    return sorted(str(w.message) for w in caught)
 
-    def warned(text: str) -> list[str] | None:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                compile(text, path, "exec", dont_inherit=True)
-            except (SyntaxError, ValueError):
-                return None
-        return sorted(str(w.message) for w in caught)
 
-    old, new = warned(before), warned(after)
+def _compiles_as_cleanly(reading: ModuleReading, after: str, path: str) -> bool:
+    """Whether `after` compiles with no warning the module as read did not give."""
+    old, new = reading.warnings, _compile_warnings(after, path)
     return new is not None and (old is None or len(new) <= len(old))
 
 
@@ -362,31 +428,32 @@ def plant_one(
     strict: int = 0,
     borrowed: Sequence[str] = (),
     tested: frozenset[str] = frozenset(),
+    reading: ModuleReading | None = None,
+    readings: dict[str, ModuleReading | None] | None = None,
 ) -> tuple[str, Canary] | None:
     """`source` (the module of `test_id`) with one canary of `kind` copied from that test, or None
     when that test cannot give one. `strict`: never next to the original, only symmetric edits (1),
-    only a changed value (2)."""
+    only a changed value (2). `reading`: the module as read already (`ModuleReading(source)`);
+    `readings`: where the planted module's reading is kept, by its text."""
     try:
-        tree = parse_python(source)
+        reading = reading if reading is not None and reading.source == source else ModuleReading(source)
     except (SyntaxError, ValueError):
         return None
     path, names = split_id(test_id)
-    found = _find(tree, names) if names else None  # type: ignore[arg-type]
+    found = _find(reading.tree, names) if names else None  # type: ignore[arg-type]
     if found is None:
         return None
-    lines = source.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
+    lines = reading.lines
     node = found.node
     top = min([node.lineno, *(d.lineno for d in node.decorator_list)])
     if lines[top - 1][: edits.char_col(lines, node.lineno, node.col_offset)].strip() or not _ends_its_line(lines, node):
         return None
-    name = _canary_name(node.name, tree, source, rng, taken)  # type: ignore[arg-type]
+    name = _canary_name(node.name, reading, rng, taken)
     renamed = _name_edit(lines, node, name) if name else None
     if kind == "must_fail":
-        changes = _must_fail_edits(lines, node, rng, strict, edits.module_literals(lines, tree))
+        changes = _must_fail_edits(lines, node, rng, strict, reading.literals)
     else:
-        changes = _must_error_edits(lines, tree, node, rng, packages, exists, borrowed, tested)  # type: ignore[arg-type]
+        changes = _must_error_edits(reading, node, rng, packages, exists, borrowed, tested)  # type: ignore[arg-type]
     places = _places(lines, found, strict, rng)
     if renamed is None or not changes or not places:
         return None
@@ -394,19 +461,27 @@ def plant_one(
     copy = edits.apply(lines[top - 1 : node.end_lineno], shifted)
     after = found.siblings[rng.choice(places)].end_lineno
     planted = "".join([*lines[:after], *["\n"] * _gap(lines, found), *copy, *lines[after:]])
-    if not _compiles_as_cleanly(source, planted, path) or not _still_found(planted, names, name):
+    if (
+        not _compiles_as_cleanly(reading, planted, path)
+        or (after_reading := _still_found(planted, names, name)) is None
+    ):
         return None
+    if readings is not None:  # the next canary planted in this module starts from this reading
+        readings[planted] = after_reading
     canary_id = "::".join([path, *names[:-1], name])
     return planted, Canary(canary_id, kind, test_id.split("[", 1)[0])
 
 
-def _still_found(planted: str, names: list[str], name: str) -> bool:
-    """Whether the planted module still defines the original and now the canary, in their class."""
+def _still_found(planted: str, names: list[str], name: str) -> ModuleReading | None:
+    """The planted module, read, when it still defines the original and now the canary, in their
+    class; None when it does not."""
     try:
-        tree = parse_python(planted)
+        reading = ModuleReading(planted)
     except (SyntaxError, ValueError):
-        return False
-    return _find(tree, names) is not None and _find(tree, [*names[:-1], name]) is not None  # type: ignore[arg-type]
+        return None
+    tree = reading.tree
+    found = _find(tree, names) is not None and _find(tree, [*names[:-1], name]) is not None  # type: ignore[arg-type]
+    return reading if found else None
 
 
 def plant(
@@ -417,6 +492,7 @@ def plant(
     packages: set[str],
     exists: Callable[[str], bool],
     borrowed: Sequence[str] | None = None,
+    readings: dict[str, ModuleReading | None] | None = None,
 ) -> tuple[dict[str, str], list[Canary]]:
     """One must-error canary (from PASS_TO_PASS tests first) and MUST_FAIL must-fail canaries
     (FAIL_TO_PASS first), each from a different test chosen at random (tests of one case before
@@ -425,7 +501,8 @@ def plant(
     operator before a `not`); the changed sources and the canaries. `exists(name)`: whether the
     repository writes `name` anywhere but in `sources` (its code, its other files); `borrowed`: the
     names a must-error canary may borrow (`local_names(sources)` when not given: a caller that has
-    looked them up already passes those)."""
+    looked them up already passes those); `readings`: the modules read already, by their text
+    (`read_modules`)."""
     changed: dict[str, str] = {}
     canaries: list[Canary] = []
     f2p, p2p = sorted(set(fail_to_pass)), sorted(set(pass_to_pass))
@@ -442,6 +519,16 @@ def plant(
     taken: set[str] = set()
     borrowed = local_names(sources.values()) if borrowed is None else borrowed
     tested = frozenset(w for text in sources.values() for w in re.findall(r"\w+", text))
+    readings = {} if readings is None else readings  # by source text: each module read once
+
+    def read(source: str) -> ModuleReading | None:
+        if source not in readings:
+            try:
+                readings[source] = ModuleReading(source)
+            except (SyntaxError, ValueError):
+                readings[source] = None
+        return readings[source]
+
     for kind, order, count in wanted:
         made = 0
         for strict in (2, 1, 0) if kind == "must_fail" else (1, 0):
@@ -449,10 +536,12 @@ def plant(
                 original = test_id.split("[", 1)[0]
                 path, _ = split_id(test_id)
                 source = changed.get(path, sources.get(path))
-                if made >= count or original in copied or source is None:
+                if made >= count or original in copied or source is None or (reading := read(source)) is None:
                     continue
                 try:
-                    planted = plant_one(source, test_id, kind, rng, packages, exists, taken, strict, borrowed, tested)
+                    planted = plant_one(
+                        source, test_id, kind, rng, packages, exists, taken, strict, borrowed, tested, reading, readings
+                    )
                 except Exception:  # noqa: BLE001 - a canary not planted is never a reason to fail a run
                     planted = None
                 if planted is not None:

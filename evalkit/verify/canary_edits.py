@@ -15,7 +15,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # An `assertX(a, b)` whose first two arguments must be equal: a changed value makes it fail.
 EQUAL_METHODS = {
@@ -142,21 +142,40 @@ def _string_positions(text: str) -> list[int]:
     return found
 
 
-def module_literals(lines: list[str], tree: ast.AST) -> list[str]:
-    """The one-line literals (numbers, strings, bytes) the module writes, as written, each once: the
-    values a canary's changed check may take, so the copy compares with a value its neighbours use
-    rather than one made up (a made-up value is rarer in the repository than the original's)."""
-    docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
-    found = [
-        segment(lines, node)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Constant)
-        and id(node) not in docstrings
-        and isinstance(node.value, int | float | str | bytes)
-        and not isinstance(node.value, bool)
-        and node.lineno == node.end_lineno
-    ]
-    return list(dict.fromkeys(t for t in found if "\n" not in t and len(t) <= 80))
+@dataclass(frozen=True)
+class LiteralPool:
+    """The one-line literals (numbers, strings, bytes) a module writes, as written, each once with
+    its value, and how often the module writes each word: read once per module, for every canary
+    tried in it."""
+
+    texts: tuple[str, ...] = ()
+    values: tuple[object, ...] = ()
+    counts: Counter = field(default_factory=Counter)
+
+    def __bool__(self) -> bool:
+        return bool(self.texts)
+
+
+def module_literals(lines: list[str], tree: ast.AST, nodes: Sequence[ast.AST] | None = None) -> LiteralPool:
+    """The values a canary's changed check may take (`LiteralPool`), so the copy compares with a
+    value its neighbours use rather than one made up (a made-up value is rarer in the repository
+    than the original's)."""
+    nodes = list(ast.walk(tree)) if nodes is None else nodes  # `nodes`: the tree's, walked already
+    docstrings = {id(n.value) for n in nodes if isinstance(n, ast.Expr)}
+    found: dict[str, object] = {}  # as written -> its value (the node's own: no parse per literal)
+    for node in nodes:
+        if (
+            isinstance(node, ast.Constant)
+            and id(node) not in docstrings
+            and isinstance(node.value, int | float | str | bytes)
+            and not isinstance(node.value, bool)
+            and node.lineno == node.end_lineno
+        ):
+            text = segment(lines, node)
+            if "\n" not in text and len(text) <= 80:
+                found.setdefault(text, node.value)
+    texts, values = tuple(found), tuple(found.values())
+    return LiteralPool(texts, values, Counter(_WORD.findall("".join(lines))))
 
 
 def _differs_plainly(value: object, other: object) -> bool:
@@ -174,7 +193,7 @@ def _commonness(text: str, counts: Counter) -> int:
     return min((counts[w] for w in _WORD.findall(text)), default=0)
 
 
-def _pool_edit(lines: list[str], node: ast.Constant, text: str, pool: Sequence[str], rng: random.Random) -> Edit | None:
+def _pool_edit(lines: list[str], node: ast.Constant, text: str, pool: LiteralPool, rng: random.Random) -> Edit | None:
     """An edit replacing the literal `node` (written `text`) by another literal of the module, of
     the same type and, for a string, the same prefix and quotes: one of the few the module writes
     about as often as the original (counting the copy's), so which of the two tests compares with
@@ -182,19 +201,15 @@ def _pool_edit(lines: list[str], node: ast.Constant, text: str, pool: Sequence[s
     match = _STRING.match(text)
     shape = (match.group("prefix").lower(), match.group("quote")) if match else None
     options = []
-    for option in pool:
+    for option, other in zip(pool.texts, pool.values, strict=True):
         other_match = _STRING.match(option)
-        if (other_match and (other_match.group("prefix").lower(), other_match.group("quote"))) != shape:
-            continue
-        try:
-            other = ast.literal_eval(option)
-        except (ValueError, SyntaxError):
-            continue
-        if _differs_plainly(node.value, other):
+        if (other_match and (other_match.group("prefix").lower(), other_match.group("quote"))) == shape and (
+            _differs_plainly(node.value, other)
+        ):
             options.append(option)
     if not options:
         return None
-    counts = Counter(_WORD.findall("".join(lines)))
+    counts = pool.counts
     target = _commonness(text, counts)
     rng.shuffle(options)
     options.sort(key=lambda option: abs(math.log1p(_commonness(option, counts) + 1) - math.log1p(target)))
@@ -202,7 +217,9 @@ def _pool_edit(lines: list[str], node: ast.Constant, text: str, pool: Sequence[s
     return Edit(line, col, len(text), rng.choice(options[:3]))
 
 
-def _value_edit(lines: list[str], node: ast.Constant, rng: random.Random, pool: Sequence[str] = ()) -> Edit | None:
+def _value_edit(
+    lines: list[str], node: ast.Constant, rng: random.Random, pool: LiteralPool | None = None
+) -> Edit | None:
     """An edit turning the literal `node` into another value of its type: by preference one the
     module writes elsewhere (`pool`), else a neighbouring one (3 -> 4, "abc" -> "abd", True ->
     False), checked by reading the edited literal back."""
@@ -254,7 +271,9 @@ def _self_call(statement: ast.stmt) -> ast.Call | None:
     return None
 
 
-def value_edits(lines: list[str], statement: ast.stmt, rng: random.Random, pool: Sequence[str] = ()) -> list[Edit]:
+def value_edits(
+    lines: list[str], statement: ast.stmt, rng: random.Random, pool: LiteralPool | None = None
+) -> list[Edit]:
     """Edits (one wanted) changing a value a passing check compares for equality (to one of
     `pool`, the module's literals, by preference)."""
     compared: list[ast.AST] = []

@@ -22,8 +22,26 @@ def run_once(tree):
     marks only: their body runs once per call phase (anything else, hypothesis's @given or a
     retry decorator, may run it again, or raise on purpose, first)."""
     plain = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            once = isinstance(node, ast.FunctionDef) and all(is_mark(d) for d in node.decorator_list)
-            plain[node.name] = plain.get(node.name, True) and once
+    for node in _definitions(tree):
+        once = isinstance(node, ast.FunctionDef) and all(is_mark(d) for d in node.decorator_list)
+        plain[node.name] = plain.get(node.name, True) and once
     return frozenset(name for name, once in plain.items() if once)
+
+
+def _definitions(tree):
+    """Every function definition of the module, the nested ones too, without walking each
+    expression and statement of their bodies (the walk was the guard's largest cost on a module of
+    a thousand tests): only statements that can hold a definition are entered."""
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(node, name, None)
+            if isinstance(inner, list):
+                stack.extend(
+                    child
+                    for child in inner
+                    if isinstance(child, (ast.stmt, ast.excepthandler)) or type(child).__name__ == "match_case"
+                )

@@ -48,6 +48,7 @@ try:  # taken now, before any code under test can replace it
     from _pytest.assertion.rewrite import rewrite_asserts as _rewrite_asserts
 except ImportError:  # pragma: no cover - every supported pytest has it
     _rewrite_module = _rewrite_asserts = None
+_REWRITE_TAKES_SOURCE = _rewrite_asserts is not None and "source" in inspect.signature(_rewrite_asserts).parameters
 
 REPORT = os.environ.get("EVALKIT_GUARD_REPORT", "")
 WATCH = os.environ.get("EVALKIT_GUARD_WATCH", "")  # JSON: {"tests": [ids], "files": {path: sha256}, "changed": [paths]}
@@ -170,7 +171,7 @@ def _rewritten(path, filename, config):
     raw = _sources[path]
     tree = ast.parse(raw, filename=filename)
     _note_run_once(path, tree)  # before the rewrite changes it
-    if "source" in inspect.signature(_rewrite_asserts).parameters:  # pytest >= 5.4
+    if _REWRITE_TAKES_SOURCE:  # pytest >= 5.4
         _rewrite_asserts(tree, raw, filename, config)
     else:
         _rewrite_asserts(tree, filename, config)
@@ -223,8 +224,18 @@ if _pytests_rewrite_test is not None and _sources:
     _rewrite_module._rewrite_test = _rewrite_test
 
 
+_found = {}  # (test id, asserts rewritten) -> _expected's answer (parametrized cases ask again)
+
+
 def _expected(test_id, rewritten):
     """The code objects a watched test's body may run as, in its module compiled one way."""
+    key = (test_id, rewritten)
+    if key not in _found:
+        _found[key] = _look_up(test_id, rewritten)
+    return _found[key]
+
+
+def _look_up(test_id, rewritten):
     path, *names = test_id.split("::")
     module = _module(path, rewritten)
     if module is None:
@@ -395,7 +406,8 @@ def pytest_runtest_logreport(report, _send=_send):
         status = "skipped"
     else:
         status = "passed"
-    _send({"kind": "report", "test": report.nodeid, "when": report.when, "status": status})
+    if status != "passed" or report.when == "call":  # a passed set-up or teardown changes no outcome
+        _send({"kind": "report", "test": report.nodeid, "when": report.when, "status": status})
     previous = _state["outcomes"].get(report.nodeid)
     if previous is None or RANK[status] > RANK[previous]:
         _state["outcomes"][report.nodeid] = status

@@ -16,19 +16,26 @@ after the candidate diff is applied):
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import io
 import json
+import posixpath
 import random
+import re
 import secrets
 import shlex
+import tarfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalkit.diffs import changed_paths, patched_text
+from evalkit.diffs import changed_paths, diff_bytes, patched_text
 from evalkit.integrity import FlagKind, IntegrityFlag
 from evalkit.sandbox.protocol import Sandbox
+from evalkit.sandbox.workspace import tar_files
 from evalkit.tasks.model import Task
-from evalkit.verify.canaries import Canary, local_names, plant
+from evalkit.verify.canaries import Canary, local_names, plant, read_modules
 from evalkit.verify.collector import Collector
 from evalkit.verify.guard_evidence import body_evidence, runner_flags
 from evalkit.verify.junit import TestStatus
@@ -113,6 +120,7 @@ class GuardedRun:
     canaries: list[Canary] = field(default_factory=list)  # planted beside the hidden tests; must not pass
     watched: list[str] = field(default_factory=list)  # tests whose bodies the guard watches run
     collector: Collector | None = None  # where the guard's evidence goes as it is made (None: the file only)
+    test_files: dict[str, bytes] | None = None  # the hidden test files' bytes, canaries planted (plant_canaries)
 
     @property
     def watch_path(self) -> str:
@@ -125,16 +133,39 @@ def prepare_run(sandbox: Sandbox) -> GuardedRun:
     token = secrets.token_hex(6)
     folder = f"{SCRATCH}/{token}"
     run = GuardedRun(f"{folder}/junit.xml", f"{folder}/guard.json", f"evalkit_guard_{token}")
-    sandbox.exec(f"mkdir -p {folder}/plugin", timeout=60)
-    sandbox.write_file(f"{folder}/plugin/{run.guard_module}.py", GUARD_SOURCE)
-    for name, source in GUARD_PARTS.items():
-        sandbox.write_file(f"{folder}/plugin/{name}", source)
+    top, base = posixpath.split(SCRATCH)
+    plugin = f"{base}/{token}/plugin"
+    sources = {f"{run.guard_module}.py": GUARD_SOURCE, **GUARD_PARTS}
+    files = {f"{plugin}/{name}": source.encode() for name, source in sources.items()}
+    sandbox.copy_in(tar_files(files, (base, f"{base}/{token}", plugin)), top)  # one copy, not a dozen commands
     names = " -o ".join(f"-name {shlex.quote(n)}" for n in APPROVED_NAMES)
     listing = _text(sandbox, f"find . -path ./.git -prune -o \\( {names} \\) -type f -print0 | xargs -0 -r sha256sum")
     for line in (listing or "").splitlines():
         digest, _, path = line.partition("  ")
         run.approved[str(Path(sandbox.workdir, path.removeprefix("./")))] = digest
     return run
+
+
+def read_files(sandbox: Sandbox, paths: list[str]) -> dict[str, bytes]:
+    """The bytes of those of `paths` (relative to the workspace) that are files, read by one
+    command (a tar of them, base64-encoded: the command channel carries text)."""
+    if not paths:
+        return {}
+    quoted = " ".join(map(shlex.quote, paths))
+    result = sandbox.exec(
+        f"tar -cf - --ignore-failed-read -- {quoted} 2>/dev/null | base64 -w0", timeout=120, output_limit=64 << 20
+    )
+    asked = {posixpath.normpath(p).lstrip("/"): p for p in paths}  # as tar names its members
+    found: dict[str, bytes] = {}
+    try:
+        with tarfile.open(fileobj=io.BytesIO(base64.b64decode(result.stdout.strip(), validate=True))) as tar:
+            for member in tar:
+                extracted = tar.extractfile(member) if member.isfile() else None
+                if extracted is not None and (path := asked.get(posixpath.normpath(member.name))) is not None:
+                    found[path] = extracted.read()
+    except (tarfile.TarError, ValueError):
+        return {}
+    return found
 
 
 def project_packages(task: Task) -> set[str]:
@@ -178,9 +209,11 @@ def _written_outside(sandbox: Sandbox, names: list[str], skipped: set[str]) -> s
 def plant_canaries(sandbox: Sandbox, task: Task, run: GuardedRun, test_files: list[str]) -> None:
     """Write the canaries (`canaries.py`) into the modules of the hidden tests, copied from tests
     chosen by a random source the code under test cannot replay; `run.canaries` says which."""
-    sources = {path: text for path in test_files if (text := _text(sandbox, f"cat -- {shlex.quote(path)}")) is not None}
+    read = read_files(sandbox, test_files)
+    sources = {path: raw.decode("utf-8", "surrogateescape") for path, raw in read.items()}
 
-    batch = local_names(sources.values())[:BATCH_NAMES]
+    readings = read_modules(sources.values())  # each module parsed once, for the names and the canaries
+    batch = local_names(readings)[:BATCH_NAMES]
     found = _written_outside(sandbox, batch, set(sources))
 
     def exists(name: str) -> bool:  # written in the repository's Python files but the tests planted
@@ -193,10 +226,13 @@ def plant_canaries(sandbox: Sandbox, task: Task, run: GuardedRun, test_files: li
         random.SystemRandom(),
         project_packages(task),
         exists,
-        batch,  # only names already looked up: no grep per name, the modules parsed once
+        batch,  # only names already looked up: no grep per name
+        readings,
     )
-    for path, text in changed.items():
-        sandbox.write_file(path, text)
+    written = {path: diff_bytes(text) for path, text in changed.items()}
+    if written:
+        sandbox.copy_in(tar_files(written), sandbox.workdir)
+    run.test_files = {**read, **written}
 
 
 def write_watch(sandbox: Sandbox, task: Task, run: GuardedRun, test_files: list[str], kept: Iterable[str] = ()) -> None:
@@ -206,12 +242,8 @@ def write_watch(sandbox: Sandbox, task: Task, run: GuardedRun, test_files: list[
     paths left in place, whose code the guard's audit hook holds to account (guard_runtime)."""
     run.watched = [*task.tests.fail_to_pass, *task.tests.pass_to_pass, *(c.test_id for c in run.canaries)]
     random.SystemRandom().shuffle(run.watched)
-    quoted = " ".join(map(shlex.quote, test_files))
-    listing = _text(sandbox, f"sha256sum -- {quoted} 2>/dev/null") if test_files else ""
-    files = {}
-    for line in (listing or "").splitlines():
-        digest, _, path = line.partition("  ")
-        files[path] = digest
+    known = run.test_files if run.test_files is not None else read_files(sandbox, test_files)
+    files = {path: hashlib.sha256(known[path]).hexdigest() for path in test_files if path in known}
     hidden = set(test_files) | set(changed_paths(task.test_patch) if task.test_patch.strip() else [])
     changed = sorted(str(Path(sandbox.workdir, p)) for p in kept if p not in hidden and p.endswith(".py"))
     sandbox.write_file(run.watch_path, json.dumps({"tests": run.watched, "files": files, "changed": changed}))
@@ -251,8 +283,21 @@ def _beside(canary: Canary, test_id: str, report: dict) -> bool:
     return canary.kind == "must_error" or report.get(canary.original(test_id)) == "passed"
 
 
+CHEAP_TRACEBACKS = ("native", "no", "line", "value")
+
+
+def _traceback_style(task_command: str) -> str:
+    """`--tb=native` unless the task's command asks for another style that reads no source: a
+    failure's report is then Python's own traceback, not pytest's long one, which parses the whole
+    test module for every failed test (the canaries fail by design: on click's modules of a
+    thousand tests that was a tenth of the run). The verdict reads outcomes, never the text."""
+    asked = re.findall(r"--tb[= ](\w+)", task_command)
+    return "" if asked and asked[-1] in CHEAP_TRACEBACKS else "--tb=native "
+
+
 def guarded_command(task_command: str, run: GuardedRun, test_files: list[str]) -> str:
-    """The task's test command with the runner's variables cleared, with the guard and JUnit output."""
+    """The task's test command with the runner's variables cleared, with the guard and JUnit output
+    (and Python's own tracebacks)."""
     folder = run.guard_path.rsplit("/", 1)[0]
     setup = (
         f"{CLEAN_VARIABLES}; export EVALKIT_GUARD_REPORT={shlex.quote(run.guard_path)} "
@@ -261,7 +306,7 @@ def guarded_command(task_command: str, run: GuardedRun, test_files: list[str]) -
         f'PYTHONPATH={shlex.quote(folder + "/plugin")}"${{PYTHONPATH:+:$PYTHONPATH}}"'
     )
     extra = (
-        f"-p {run.guard_module} -p no:cacheprovider --continue-on-collection-errors "
+        f"-p {run.guard_module} -p no:cacheprovider --continue-on-collection-errors {_traceback_style(task_command)}"
         f"-o junit_family=xunit1 --junitxml={shlex.quote(run.junit_path)}"
     )
     return f"{setup}; {' '.join([task_command, extra, *map(shlex.quote, test_files)])}"
