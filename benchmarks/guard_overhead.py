@@ -38,24 +38,56 @@ RESET = "git reset --hard --quiet && git clean -fdq"
 COLD = "find . -name __pycache__ -prune -exec rm -rf {} +"
 
 
-def _timed(sandbox, command: str, timeout: float) -> float:
+def _cpu(times_output: str) -> float:
+    """The children's user + system seconds from bash's `times` (its second line: `0m1.5s 0m0.2s`)."""
+    line = times_output.strip().splitlines()[-1]
+    total = 0.0
+    for part in line.split():
+        minutes, _, seconds = part.rstrip("s").partition("m")
+        total += int(minutes) * 60 + float(seconds)
+    return total
+
+
+def _timed(sandbox, command: str, timeout: float) -> tuple[float, float]:
     """One run as scoring makes it (no bytecode of the workspace yet), in a subshell: the sandbox's
     shell persists, and the guarded command's exports (PYTHONPATH growing by a folder each time)
-    must not reach the next run."""
+    must not reach the next run. Wall seconds, and the CPU seconds of its processes (bash's
+    `times` before and after, in the shell itself: a `$(times)` would fork and count nothing; less
+    moved by other tenants of the machine than the wall clock)."""
     sandbox.exec(COLD, timeout=60)
     started = time.perf_counter()
-    sandbox.exec(f"( {command} )", timeout=timeout, output_limit=1 << 20)
-    return time.perf_counter() - started
+    result = sandbox.exec(
+        f"times > /tmp/times.0; ( {command} ) >/dev/null 2>&1; times > /tmp/times.1; "
+        "cat /tmp/times.0; echo @@; cat /tmp/times.1",
+        timeout=timeout,
+        output_limit=1 << 20,
+    )
+    wall = time.perf_counter() - started
+    head, _, tail = result.stdout.rpartition("@@")
+    try:
+        return wall, _cpu(tail) - _cpu(head)
+    except ValueError:
+        return wall, float("nan")
 
 
-def measure(task: Task, backend: DockerBackend, repeats: int) -> tuple[float, float, float, float]:
-    """Medians, in seconds, for one task's hidden tests: the plain run, the guarded run, the
+KEYS = ("plain", "guarded", "unguarded", "plain_cpu", "guarded_cpu", "unguarded_cpu", "before")
+
+
+def measure(task: Task, backend: DockerBackend, repeats: int) -> dict[str, float]:
+    """Medians, in seconds, for one task's hidden tests (KEYS): the plain run, the guarded run, the
     guarded run's command without the guard plugin (canaries planted, JUnit file, clean
-    environment: what the plugin itself costs is the difference), and what scoring does before
-    the guarded run (guard written, canaries planted, watch written)."""
+    environment: what the plugin itself costs is the difference), each by the wall clock and by
+    its processes' CPU time, and what scoring does before the guarded run (guard written, canaries
+    planted, watch written, collector started)."""
     files = listed_test_files(task)
     plain_command = f"{task.tests.command} {' '.join(map(shlex.quote, files))}"
-    plain, guarded, unguarded, before = [], [], [], []
+    times: dict[str, list[float]] = {key: [] for key in KEYS}
+
+    def run_timed(key: str, sandbox, command: str) -> None:
+        wall, cpu = _timed(sandbox, command, task.tests.timeout_s)
+        times[key].append(wall)
+        times[f"{key}_cpu"].append(cpu)
+
     with backend.open(task, role=SCORE_ROLE) as sandbox:
         log: list[str] = []
         assert apply_candidate(sandbox, task.patch, log), "the reference change does not apply"
@@ -63,19 +95,18 @@ def measure(task: Task, backend: DockerBackend, repeats: int) -> tuple[float, fl
         sandbox.exec(f"git add -A && git -c user.name=b -c user.email=b@b commit -qm bench && {RESET}", timeout=120)
         for _ in range(repeats):
             sandbox.exec(RESET, timeout=120)  # no canaries of the run before
-            plain.append(_timed(sandbox, plain_command, task.tests.timeout_s))
+            run_timed("plain", sandbox, plain_command)
             started = time.perf_counter()
             run = prepare_run(sandbox)
             collector = launch_collector(sandbox)  # as scoring: the guard streams to it
             plant_canaries(sandbox, task, run, files)
             write_watch(sandbox, task, run, files)
             run.collector = await_collector(sandbox, collector)
-            before.append(time.perf_counter() - started)
+            times["before"].append(time.perf_counter() - started)
             command = guarded_command(task.tests.command, run, files)
-            guarded.append(_timed(sandbox, command, task.tests.timeout_s))
-            unguarded.append(_timed(sandbox, command.replace(f"-p {run.guard_module} ", ""), task.tests.timeout_s))
-    medians = (statistics.median(times) for times in (plain, guarded, unguarded, before))
-    return tuple(medians)  # type: ignore[return-value]
+            run_timed("guarded", sandbox, command)
+            run_timed("unguarded", sandbox, command.replace(f"-p {run.guard_module} ", ""))
+    return {key: statistics.median(values) for key, values in times.items()}
 
 
 def main() -> None:
@@ -98,29 +129,31 @@ def main() -> None:
                 chosen.append(task)
         tasks = chosen
     backend = DockerBackend(docker_client(), run_id="bench-guard-overhead")
-    totals = [0.0, 0.0, 0.0, 0.0]
+    totals = dict.fromkeys(KEYS, 0.0)
     print(
-        f"{'task':44} {'plain s':>8} {'guarded s':>10} {'ratio':>6} {'no plugin s':>12} {'plugin':>7} {'set-up s':>9}"
-        f"   (median of {args.repeats})"
+        f"{'task':44} {'plain s':>8} {'guarded s':>10} {'ratio':>6} {'plugin':>7} {'cpu ratio':>10} "
+        f"{'cpu plugin':>11} {'set-up s':>9}   (median of {args.repeats})"
     )
 
-    def row(name: str, plain: float, guarded: float, unguarded: float, before: float) -> None:
+    def row(name: str, t: dict[str, float]) -> None:
         print(
-            f"{name:44} {plain:8.2f} {guarded:10.2f} {guarded / plain:6.2f} {unguarded:12.2f} "
-            f"{guarded / unguarded:7.2f} {before:9.2f}",
+            f"{name:44} {t['plain']:8.2f} {t['guarded']:10.2f} {t['guarded'] / t['plain']:6.2f} "
+            f"{t['guarded'] / t['unguarded']:7.2f} {t['guarded_cpu'] / t['plain_cpu']:10.2f} "
+            f"{t['guarded_cpu'] / t['unguarded_cpu']:11.2f} {t['before']:9.2f}",
             flush=True,
         )
 
     try:
         for task in tasks:
-            times = measure(task, backend, args.repeats)
-            totals = [total + time for total, time in zip(totals, times, strict=True)]
-            row(task.id, *times)
+            medians = measure(task, backend, args.repeats)
+            totals = {key: totals[key] + medians[key] for key in KEYS}
+            row(task.id, medians)
     finally:
         backend.close()
-    row(f"all {len(tasks)} tasks", *totals)
-    print("ratio: guarded / plain (guard, canaries, JUnit file); plugin: guarded / the same without the plugin")
-    print(f"with the set-up counted: {(totals[1] + totals[3]) / totals[0]:.2f} x the plain run")
+    row(f"all {len(tasks)} tasks", totals)
+    print("ratio: guarded / plain (guard, canaries, JUnit file); plugin: guarded / the same without the plugin;")
+    print("cpu: the same by the CPU seconds of the run's processes")
+    print(f"with the set-up counted: {(totals['guarded'] + totals['before']) / totals['plain']:.2f} x the plain run")
 
 
 if __name__ == "__main__":
