@@ -4,10 +4,11 @@ test run inside the scoring sandbox. Never imported by evalkit itself: its sourc
 sandbox, like the command server's. Standard library and pytest only (3.10 to 9: the shipped
 suites span them).
 
-Its evidence leaves the test process as it is made: each report pytest makes, each watched body's
-evidence at its teardown, each runtime event of the audit hook, and the whole report last, go
-through the channel (`guard_runtime.open_channel`) to evalkit's collector, run as root; the JSON
-file at EVALKIT_GUARD_REPORT is a copy evalkit compares, never trusts. What it reports:
+Its evidence leaves the test process as it is made: each report pytest makes (but a passed
+set-up or teardown, which changes no outcome), each watched body's evidence at its teardown, each
+runtime event of the audit hook, and the whole report last, go through the channel
+(`guard_runtime.open_channel`) to evalkit's collector, run as root; the JSON file at
+EVALKIT_GUARD_REPORT is a copy evalkit compares, never trusts. What it reports:
 - each test's outcome as pytest reported it (compared with the JUnit file, and the JUnit file's
   sha256 at the end, with the file evalkit reads afterwards);
 - every plugin registered (conftest files included) with the file it came from and its sha256,
