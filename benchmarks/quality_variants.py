@@ -294,6 +294,131 @@ def unrelated_edit(change: Change, base_file: Callable[[str], str | None]) -> tu
     return None
 
 
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def near_copy(change: Change) -> dict | None:
+    """The largest added function copied below itself as `<name>_v2`, its last statement replaced
+    by `return None`: a copy kept with a statement changed, never called."""
+    for path, node in _added_functions(change):
+        if node.col_offset or node.decorator_list or len(node.body) < 2:
+            continue
+        lines = (change.after[path] or "").splitlines(keepends=True)
+        last = node.body[-1].lineno - node.lineno
+        copy = lines[node.lineno - 1 : node.body[-1].lineno - 1] + [
+            _indent(lines[node.body[-1].lineno - 1]) + "return None\n"
+        ]
+        copy[0] = re.sub(rf"^(\s*(?:async\s+)?def\s+){node.name}\b", rf"\g<1>{node.name}_v2", copy[0], count=1)
+        if last < 1 or not copy[0].lstrip().startswith(("def ", "async def ")):
+            continue
+        return _with(change, path, "".join(lines[: node.end_lineno] + ["\n\n", *copy] + lines[node.end_lineno :]))
+    return None
+
+
+def unreachable_code(change: Change) -> dict | None:
+    """Two statements after the final `return` of an added function."""
+    for path, node in _added_functions(change):
+        last = node.body[-1]
+        if isinstance(last, ast.Return):
+            text = change.after[path] or ""
+            indent = _indent(text.splitlines()[last.lineno - 1])
+            return _with(
+                change,
+                path,
+                _insert(text, last.end_lineno or last.lineno, [f"{indent}result = None", f"{indent}return result"]),
+            )
+    return None
+
+
+def dead_branch(change: Change) -> dict | None:
+    """`if False:` holding a debugging print, at the start of a changed function."""
+    return _in_function(change, ["if False:", '    print("unused path")'])
+
+
+def stream_debug(change: Change) -> dict | None:
+    return _in_function(change, ["import sys", 'sys.stderr.write("got here\\n")'])
+
+
+def unused_parameter(change: Change) -> dict | None:
+    """`debug=False` added to the parameters of a changed function, read nowhere."""
+    for path, node in _added_functions(change):
+        args = node.args
+        if args.vararg or args.kwarg or args.kwonlyargs or not args.args:
+            continue
+        lines = (change.after[path] or "").splitlines(keepends=True)
+        line = lines[node.lineno - 1]
+        match = re.search(r"\)(\s*->[^:]*)?:\s*(#.*)?$", line.rstrip("\n"))
+        if match is None:
+            continue
+        lines[node.lineno - 1] = line[: match.start()] + ", debug=False" + line[match.start() :]
+        if _tree(text := "".join(lines)) is not None:
+            return _with(change, path, text)
+    return None
+
+
+def renamed_local(change: Change) -> dict | None:
+    """A local variable of a function the reference leaves alone, in a file it touches, renamed
+    throughout that function: an edit the task did not need."""
+    for path in _sources(change):
+        text = change.after[path] or ""
+        tree = _tree(text)
+        for node in ast.walk(tree) if tree else ():
+            if (
+                not isinstance(node, ast.FunctionDef)
+                or set(range(node.lineno, (node.end_lineno or 0) + 1)) & change.added[path]
+            ):
+                continue
+            stored = [
+                n.id
+                for n in ast.walk(node)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and len(n.id) > 2
+            ]
+            if not stored:
+                continue
+            lines = text.splitlines(keepends=True)
+            for i in range(node.lineno - 1, node.end_lineno or node.lineno):
+                lines[i] = re.sub(rf"\b{stored[0]}\b", f"{stored[0]}_value", lines[i])
+            if _tree(renamed := "".join(lines)) is not None:
+                return _with(change, path, renamed)
+    return None
+
+
+def rewrapped_calls(change: Change) -> dict | None:
+    """Up to three one-line calls of a touched file the reference leaves alone rewrapped one
+    argument a line: churn."""
+    for path in _sources(change):
+        text = change.after[path] or ""
+        tree = _tree(text)
+        if tree is None:
+            continue
+        calls = [
+            n for n in ast.walk(tree)
+            if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and n.lineno == n.end_lineno
+            and len(n.value.args) >= 2 and not n.value.keywords and n.lineno not in change.added[path]
+        ]  # fmt: skip
+        lines = text.splitlines(keepends=True)
+        done = 0
+        for node in sorted(calls, key=lambda n: -n.lineno)[:3]:
+            call = node.value
+            func, args = ast.get_source_segment(text, call.func), [ast.get_source_segment(text, a) for a in call.args]  # type: ignore[attr-defined]
+            if func is None or None in args:
+                continue
+            indent = _indent(lines[node.lineno - 1])
+            lines[node.lineno - 1] = (
+                f"{indent}{func}(\n" + "".join(f"{indent}    {a},\n" for a in args) + f"{indent})\n"
+            )
+            done += 1
+        if done and _tree(rewrapped := "".join(lines)) is not None:
+            return _with(change, path, rewrapped)
+    return None
+
+
+def placeholders(change: Change) -> dict | None:
+    """`pass` and an `if True: pass` at the start of a changed function."""
+    return _in_function(change, ["pass", "if True:", "    pass"])
+
+
 KINDS: dict[str, Callable[[Change], dict | None]] = {
     "dead_copy": dead_copy,
     "hack_markers": hack_markers,
@@ -306,6 +431,14 @@ KINDS: dict[str, Callable[[Change], dict | None]] = {
     "unused_names": unused_names,
     "trailing_whitespace": trailing_whitespace,
     "swallowed_error": swallowed_error,
+    "near_copy": near_copy,
+    "unreachable_code": unreachable_code,
+    "dead_branch": dead_branch,
+    "stream_debug": stream_debug,
+    "unused_parameter": unused_parameter,
+    "renamed_local": renamed_local,
+    "rewrapped_calls": rewrapped_calls,
+    "placeholders": placeholders,
 }
 ALL_KINDS = [*KINDS, "unrelated_edit"]
 

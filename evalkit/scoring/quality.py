@@ -58,6 +58,7 @@ from evalkit.errors import EvalkitError
 from evalkit.scoring.quality_hygiene import ChangedFile, changed_files, non_test_diff
 from evalkit.scoring.quality_lint import Linter, RuffUnavailable
 from evalkit.scoring.quality_reading import (
+    STRAY_FUNCTION,
     QualityFinding,
     Reviewed,
     Traits,
@@ -196,8 +197,12 @@ class QualityDraft:
 
 
 def _read_change(
-    patch: str, reference_patch: str, base_file: Callable[[str], str | None], forbidden: Sequence[str],
-    cache: QualityCache, traits: Traits,
+    patch: str,
+    reference_patch: str,
+    base_file: Callable[[str], str | None],
+    forbidden: Sequence[str],
+    cache: QualityCache,
+    traits: Traits,
 ) -> Reviewed | str:
     """The change applied in `cache.workdir` and reviewed, or why it cannot be."""
     reference_files, _, reference = _reference_facts(reference_patch)
@@ -282,7 +287,9 @@ def finish_quality(draft: QualityDraft, linter: Linter) -> QualityScore:
         kept += items
         cost = draft.weights[part]
         if part == "scope":
-            units = sum(1.0 if "(not code" not in i.what else 0.25 for i in items)
+            units = sum(
+                0.25 if "(not code" in i.what else 0.75 if i.what.endswith(STRAY_FUNCTION) else 1.0 for i in items
+            )
             units += len(draft.change.figures["missed_files"]) / max(1, draft.reference_files)
             taken = cost * units
         elif part == "size":

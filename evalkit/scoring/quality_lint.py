@@ -23,13 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 RUFF_ARGS = ("--isolated", "--no-cache", "--exit-zero", "--output-format", "json")
-# Defects (pycodestyle's statement and runtime errors, pyflakes, bugbear, blind and silent excepts),
+# Defects (pycodestyle's statement and runtime errors, pyflakes, bugbear, blind and silent excepts,
+# unused arguments, placeholders and returns that do nothing, `else` of a loop with no `break`,
+# comparisons of constants, an `if` whose arms are the same),
 # commented-out code (eradicate), hack markers (flake8-fixme: TODO, FIXME, XXX, HACK) and
 # readability (lines over 120 columns, trailing whitespace, functions of cyclomatic complexity
 # over 10). `quality.py` sorts them into parts.
 RUFF_RULES = (
     "--select",
-    "E4,E7,E9,F,B,BLE001,S110,S112,FIX,ERA001,E501,W291,W293,C901",
+    "E4,E7,E9,F,B,BLE001,S110,S112,ARG001,ARG002,PIE790,PIE794,PLR1711,PLW0120,PLR0133,RUF034,FIX,ERA001,E501,W291,W293,C901",
     "--line-length",
     "120",
     "--config",

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from evalkit.diffs import GIT_APPLY, PATCH_FUZZ, changed_lines, is_test_path
 from evalkit.pyparse import parse_python
 from evalkit.scoring import quality_review as review
+from evalkit.scoring import quality_structure as structure
 from evalkit.scoring.quality_hygiene import (
     ChangedFile,
     added_lines,
@@ -31,6 +32,7 @@ from evalkit.scoring.quality_lint import Linter, run_tool
 MARKER_RULES = ("FIX",)
 HYGIENE_RULES = ("ERA001",)
 READABILITY_RULES = ("E501", "W291", "W293", "C901")
+STRAY_FUNCTION = "(a function: three quarters)"  # scope units: a file 1, a function in a touched file 0.75
 CODE_SUFFIXES = (".py", ".pyi", ".pyx", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".c", ".h", ".rs", ".go")
 
 
@@ -62,13 +64,19 @@ class Traits:
 
     documented: frozenset[tuple[str, str]] = frozenset()
     printing: frozenset[tuple[str, str]] = frozenset()
+    changed: frozenset[tuple[str, str]] | None = None  # the functions it alters (None: not known)
 
     @classmethod
     def of(cls, reviewed: Reviewed | None) -> Traits:
         if reviewed is None:
             return cls()
         files = [review.Touched(p, None, t.decode("utf-8", "replace"), frozenset()) for p, t in reviewed.after.items()]
-        return cls(review.documented_names(files), review.printing_places(files))
+        both = [
+            review.Touched(p, before.decode("utf-8", "replace") if (before := reviewed.before.get(p)) else None,
+                           t.decode("utf-8", "replace"), frozenset())
+            for p, t in reviewed.after.items()
+        ]  # fmt: skip
+        return cls(review.documented_names(files), review.printing_places(files), structure.changed_functions(both))
 
 
 def review_change(
@@ -120,9 +128,11 @@ def review_change(
     prints = review.debug_prints(touched, traits.printing)
     litter["debug_prints"] = len(prints)
     found["hygiene"] += [QualityFinding(part="hygiene", path=i.path, line=i.line, what=i.what) for i in prints]
+    exact = review.duplicates(touched)
     rules = {
         "suppressions": review.suppressions(touched),
-        "duplicates": review.duplicates(touched),
+        "duplicates": exact + structure.near_duplicates(touched, exact),
+        "lint": structure.dead_code(touched),  # ruff's findings join these
         "docs": review.docs(touched, traits.documented),
         "churn": churn(touched, {f.path: f for f in files}),
     }
@@ -133,6 +143,11 @@ def review_change(
         weight = "" if path.endswith(CODE_SUFFIXES) else " (not code: a quarter)"
         what = "a file the task does not touch" + (", changed only cosmetically" if path in cosmetic else "") + weight
         found["scope"].append(QualityFinding(part="scope", path=path, what=what))
+    if traits.changed is not None:
+        strays = structure.stray_functions(touched, traits.changed, set(reference_files))
+        found["scope"] += [
+            QualityFinding(part="scope", path=i.path, line=i.line, what=f"{i.what} {STRAY_FUNCTION}") for i in strays
+        ]
     lines = changed_lines(non_test_diff(patch))
     figures = {
         "syntax_errors": syntax_errors,

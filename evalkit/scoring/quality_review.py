@@ -127,7 +127,8 @@ def duplicates(files: list[Touched]) -> list[Finding]:
     return found
 
 
-_PRINTS = ("print", "pprint", "pp", "ic")
+_PRINTS = ("print", "pprint", "pp", "ic", "print_exc", "print_stack")
+_STREAMS = ("stdout", "stderr")
 
 
 def _print_calls(tree: ast.AST) -> Iterator[ast.Call]:
@@ -135,8 +136,20 @@ def _print_calls(tree: ast.AST) -> Iterator[ast.Call]:
         if isinstance(node, ast.Call):
             func = node.func
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-            if name in _PRINTS:
+            if name in _PRINTS or _stream_write(func):
                 yield node
+
+
+def _stream_write(func: ast.expr) -> bool:
+    """`sys.stderr.write(...)` or `sys.stdout.write(...)`: a print by another name."""
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "write"
+        and isinstance(func.value, ast.Attribute)
+        and func.value.attr in _STREAMS
+        and isinstance(func.value.value, ast.Name)
+        and func.value.value.id == "sys"
+    )
 
 
 def _enclosing(tree: ast.AST) -> dict[int, str]:
@@ -159,8 +172,9 @@ def printing_places(files: list[Touched]) -> frozenset[tuple[str, str]]:
 
 
 def debug_prints(files: list[Touched], reference_printing: frozenset[tuple[str, str]]) -> list[Finding]:
-    """Print calls the change adds: `print` in a function (or at module level) that printed nothing
-    in the base, `pprint` and `ic` anywhere; unless the reference prints there too. A command that
+    """Print calls the change adds: `print` (or `sys.stderr.write`, `sys.stdout.write`) in a
+    function (or at module level) that printed nothing in the base, `pprint`, `ic` and
+    `traceback.print_exc` anywhere; unless the reference prints there too. A command that
     prints is not debugging, a parser that starts to is."""
     found = []
     for file in files:
@@ -176,7 +190,9 @@ def debug_prints(files: list[Touched], reference_printing: frozenset[tuple[str, 
         for call in _print_calls(after):
             place = where.get(call.lineno, "")
             func = call.func
-            plain = (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")) == "print"
+            plain = (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")) == "print" or _stream_write(
+                func
+            )
             if plain and place in printed:
                 continue  # it printed before: a command, a report
             if call.lineno in file.added and (file.path, place) not in reference_printing:

@@ -3,6 +3,7 @@ where each kind of litter is added on its own and must be counted exactly."""
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import textwrap
@@ -14,6 +15,8 @@ from toy import diff_of, write_files
 from evalkit.diffs import changed_paths, is_test_path
 from evalkit.scoring import quality_lint
 from evalkit.scoring.quality import DEFAULT_WEIGHTS, score_quality
+from evalkit.scoring.quality_review import Touched
+from evalkit.scoring.quality_structure import changed_functions
 
 DEMO_TASK = "ledger-period-filter"
 DEMO_FILE = "ledger/book.py"  # touched by the reference; its base has no print( and no `import os`
@@ -99,11 +102,28 @@ def demo(demo_suite, tmp_path_factory):
     return task, base, {path: (after / path).read_text() for path in changed_paths(task.patch)}
 
 
-def before_first_return(text: str, statement: str) -> str:
-    """`statement` inserted before the first `return name` line, at its indentation."""
+def before_first_return(text: str, statement: str, base: str | None = None) -> str:
+    """`statement` inserted before the first `return name` line, at its indentation; with `base`,
+    at the start of the first function the change from `base` alters (an edit elsewhere is out of
+    the task's scope too), `{name}` its first parameter."""
+    if base is not None:
+        changed = {name.split(".")[-1] for _, name in changed_functions([Touched("f.py", base, text, frozenset())])}
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef) and node.name in changed and node.args.args:
+                body = node.body[1:] if ast.get_docstring(node) is not None and len(node.body) > 1 else node.body
+                lines = text.splitlines(keepends=True)
+                first = lines[body[0].lineno - 1]
+                indent = first[: len(first) - len(first.lstrip())]
+                inserted = f"{indent}{statement.format(name=node.args.args[0].arg)}\n"
+                return "".join([*lines[: body[0].lineno - 1], inserted, *lines[body[0].lineno - 1 :]])
+        raise AssertionError("no function the change alters to anchor the edit")
     match = re.search(r"^( +)return (\w+)$", text, flags=re.M)
     assert match, "no `return name` line to anchor the edit"
     return text[: match.start()] + f"{match.group(1)}{statement.format(name=match.group(2))}\n" + text[match.start() :]
+
+
+def base_text(base: Path) -> str:
+    return (base / DEMO_FILE).read_text()
 
 
 # --- the demo suite -------------------------------------------------------------------------
@@ -122,7 +142,7 @@ def test_every_demo_reference_is_perfect_against_itself(demo_suite):
 def test_a_debug_print_in_a_file_without_prints_costs_hygiene(demo):
     task, base, reference = demo
     clean = score_quality(task.patch, task.patch, reader(base))
-    with_print = before_first_return(reference[DEMO_FILE], 'print("debug", {name})')
+    with_print = before_first_return(reference[DEMO_FILE], 'print("debug", {name})', base_text(base))
     patch = diff_of(base, {**reference, DEMO_FILE: with_print})
     result = score_quality(patch, task.patch, reader(base))
     assert result.debug_prints == 1
@@ -146,7 +166,8 @@ def test_pprint_and_ic_count_even_where_prints_are_normal(repo):
 
 def test_a_breakpoint_is_counted(demo):
     task, base, reference = demo
-    patch = diff_of(base, {**reference, DEMO_FILE: before_first_return(reference[DEMO_FILE], "breakpoint()")})
+    edited = before_first_return(reference[DEMO_FILE], "breakpoint()", base_text(base))
+    patch = diff_of(base, {**reference, DEMO_FILE: edited})
     result = score_quality(patch, task.patch, reader(base))
     assert result.breakpoints == 1
     assert result.charged == {"hygiene": 0.2}
