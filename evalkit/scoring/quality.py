@@ -10,20 +10,22 @@ run on throw-away folders holding only the touched files (no Docker, no network)
 Parts (cost per finding, the most the part can charge):
 - syntax (1.0, 1.0): a touched .py file no longer parses (`ast.parse`; a new file parsed before);
 - lint (0.15, 0.6): defects ruff finds that the change adds (pycodestyle's statement and runtime
-  errors, pyflakes, bugbear, blind and silent excepts; `quality_lint.py`), per file and rule the
-  increase over the base;
+  errors, pyflakes, bugbear, blind and silent excepts, unused arguments, placeholders;
+  `quality_lint.py`), per file and rule the increase over the base, and dead code it adds
+  (`quality_structure.py`: statements after a return, branches on a constant);
 - markers (0.15, 0.45): TODO / FIXME / XXX / HACK comments added (ruff's flake8-fixme);
 - readability (0.1, 0.3): lines over 120 columns, trailing whitespace, functions of complexity
   over 10 that the change adds;
 - hygiene (0.2, 0.6): debug prints, breakpoints, blocks of commented-out code, stray new files,
   whitespace-only hunks, edits to forbidden paths (`quality_hygiene.py`);
 - suppressions (0.15, 0.45): added comments that silence a checker (`# noqa`, `# type: ignore`...);
-- duplicates (0.25, 0.5): an added function whose body is another function's;
+- duplicates (0.25, 0.5): an added function whose body is another function's, or nearly;
 - docs (0.15, 0.45): docstrings removed, or missing where the reference or the file documents;
 - churn (0.03 a line, 0.45): statements rewritten without a change in meaning (re-quoted,
   re-spaced, re-wrapped: the same tree, other text);
 - scope (0.2, 0.5): each non-test source file the reference never touches (a quarter of that for
-  other files), plus 0.2 x the share of the reference's files left alone;
+  other files; three quarters for a function the change alters in a file the reference touches,
+  which the reference leaves alone), plus 0.2 x the share of the reference's files left alone;
 - size (0.3, 0.3): 0.3 x how far the non-test changed lines fall outside 0.5x..2x the reference's.
 `quality_review.py` holds the suppressions, duplicates, docs and churn rules.
 
