@@ -199,12 +199,8 @@ class QualityDraft:
 
 
 def _read_change(
-    patch: str,
-    reference_patch: str,
-    base_file: Callable[[str], str | None],
-    forbidden: Sequence[str],
-    cache: QualityCache,
-    traits: Traits,
+    patch: str, reference_patch: str, base_file: Callable[[str], str | None], forbidden: Sequence[str],
+    cache: QualityCache, traits: Traits,
 ) -> Reviewed | str:
     """The change applied in `cache.workdir` and reviewed, or why it cannot be."""
     reference_files, _, reference = _reference_facts(reference_patch)

@@ -70,13 +70,12 @@ class Traits:
     def of(cls, reviewed: Reviewed | None) -> Traits:
         if reviewed is None:
             return cls()
-        files = [review.Touched(p, None, t.decode("utf-8", "replace"), frozenset()) for p, t in reviewed.after.items()]
-        both = [
+        files = [
             review.Touched(p, before.decode("utf-8", "replace") if (before := reviewed.before.get(p)) else None,
                            t.decode("utf-8", "replace"), frozenset())
             for p, t in reviewed.after.items()
         ]  # fmt: skip
-        return cls(review.documented_names(files), review.printing_places(files), structure.changed_functions(both))
+        return cls(review.documented_names(files), review.printing_places(files), structure.changed_functions(files))
 
 
 def review_change(

@@ -89,10 +89,16 @@ def suppressions(files: list[Touched]) -> list[Finding]:
     return found
 
 
-def _body_dump(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, int] | None:
+def undocumented_body(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
+    """The function's statements, its docstring left out."""
     body = function.body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        body = body[1:]  # the docstring
+        return body[1:]
+    return body
+
+
+def _body_dump(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, int] | None:
+    body = undocumented_body(function)
     size = sum(isinstance(node, ast.stmt | ast.expr) for part in body for node in ast.walk(part))
     if size < MIN_DUPLICATE_NODES:
         return None
@@ -131,13 +137,14 @@ _PRINTS = ("print", "pprint", "pp", "ic", "print_exc", "print_stack")
 _STREAMS = ("stdout", "stderr")
 
 
+def _called(func: ast.expr) -> str:
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
 def _print_calls(tree: ast.AST) -> Iterator[ast.Call]:
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            func = node.func
-            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-            if name in _PRINTS or _stream_write(func):
-                yield node
+        if isinstance(node, ast.Call) and (_called(node.func) in _PRINTS or _stream_write(node.func)):
+            yield node
 
 
 def _stream_write(func: ast.expr) -> bool:
@@ -189,10 +196,7 @@ def debug_prints(files: list[Touched], reference_printing: frozenset[tuple[str, 
         where = _enclosing(after)
         for call in _print_calls(after):
             place = where.get(call.lineno, "")
-            func = call.func
-            plain = (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")) == "print" or _stream_write(
-                func
-            )
+            plain = _called(call.func) == "print" or _stream_write(call.func)
             if plain and place in printed:
                 continue  # it printed before: a command, a report
             if call.lineno in file.added and (file.path, place) not in reference_printing:

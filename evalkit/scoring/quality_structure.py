@@ -19,7 +19,7 @@ import ast
 from collections.abc import Iterator
 from difflib import SequenceMatcher
 
-from evalkit.scoring.quality_review import MIN_DUPLICATE_NODES, Finding, Touched, _qualified, _tree
+from evalkit.scoring.quality_review import MIN_DUPLICATE_NODES, Finding, Touched, _qualified, _tree, undocumented_body
 
 NEAR_SHARE = 0.85  # how alike two bodies' trees are (difflib's ratio) for one to be a copy of the other
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -64,9 +64,7 @@ def dead_code(files: list[Touched]) -> list[Finding]:
 def _shape(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str] | None:
     """The body (docstring aside) as a sequence of node kinds, names and values; None when too
     small for likeness to mean anything."""
-    body = function.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        body = body[1:]
+    body = undocumented_body(function)
     tokens: list[str] = []
     for statement in body:
         for node in ast.walk(statement):
@@ -110,30 +108,37 @@ def near_duplicates(files: list[Touched], exact: list[Finding]) -> list[Finding]
 
 def _meaning(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     """The function's tree without its docstring (a docstring's loss is the docs rule's)."""
-    body = function.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        body = body[1:]
     return (
-        ast.dump(ast.Module(body=body, type_ignores=[]))
+        ast.dump(ast.Module(body=undocumented_body(function), type_ignores=[]))
         + ast.dump(function.args)
         + str([ast.dump(d) for d in function.decorator_list])
     )
 
 
+def _altered(base: dict[str, ast.AST], after: dict[str, ast.AST]) -> set[str]:
+    """The dotted names of the functions of `after` that `base` lacks or has with another tree."""
+    return {
+        name
+        for name, node in after.items()
+        if isinstance(node, _FUNCTIONS) and ((old := base.get(name)) is None or _meaning(old) != _meaning(node))  # type: ignore[arg-type]
+    }
+
+
+def _definitions(text: str | None) -> dict[str, ast.AST] | None:
+    """The file's functions and classes by dotted name; None when it does not parse (or is gone)."""
+    tree = _tree(text)
+    return None if tree is None else _qualified(tree)
+
+
 def changed_functions(files: list[Touched]) -> frozenset[tuple[str, str]]:
     """(path, dotted name) of every function the change adds or alters by its tree (its
     docstring aside)."""
-    changed = set()
-    for file in files:
-        after = _tree(file.after)
-        if after is None:
-            continue
-        base = _qualified(_tree(file.before) or ast.Module(body=[], type_ignores=[]))
-        for name, node in _qualified(after).items():
-            old = base.get(name)
-            if isinstance(node, _FUNCTIONS) and (old is None or _meaning(old) != _meaning(node)):
-                changed.add((file.path, name))
-    return frozenset(changed)
+    return frozenset(
+        (file.path, name)
+        for file in files
+        if (after := _definitions(file.after)) is not None
+        for name in _altered(_definitions(file.before) or {}, after)
+    )
 
 
 def stray_functions(
@@ -144,11 +149,10 @@ def stray_functions(
     innermost function counts (a method's change is not its class's)."""
     found = []
     for file in files:
-        if file.path not in reference_files or file.before is None or (after := _tree(file.after)) is None:
+        if file.path not in reference_files or file.before is None or (now := _definitions(file.after)) is None:
             continue
-        base = _qualified(_tree(file.before) or ast.Module(body=[], type_ignores=[]))
-        now = _qualified(after)
-        changed = {name for _, name in changed_functions([file])}
+        base = _definitions(file.before) or {}
+        changed = _altered(base, now)
         for name in sorted(changed):
             inner = any(other.startswith(name + ".") for other in changed)
             if name in base and (file.path, name) not in reference_changed and not inner:
