@@ -210,10 +210,4 @@ def tar_files(files: dict[str, bytes], folders: tuple[str, ...] = (), mode: int 
 
 def tar_single_file(name: str, content: bytes, mode: int = 0o644) -> bytes:
     """A tar archive holding one file, owned by the sandbox user."""
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
-        info = tarfile.TarInfo(name)
-        info.size = len(content)
-        info.mode = mode
-        tar.addfile(_owned_by_sandbox_user(info), io.BytesIO(content))
-    return buf.getvalue()
+    return tar_files({name: content}, mode=mode)

@@ -108,6 +108,7 @@ class ModuleReading:
         self.lines = source.splitlines(keepends=True)
         if self.lines and not self.lines[-1].endswith("\n"):
             self.lines[-1] += "\n"
+        self._project_names: dict[frozenset[str], dict[str, list[str]]] = {}
 
     @cached_property
     def nodes(self) -> list[ast.AST]:
@@ -132,10 +133,9 @@ class ModuleReading:
 
     def project_names(self, packages: set[str]) -> dict[str, list[str]]:
         key = frozenset(packages)
-        cache = self.__dict__.setdefault("_project_names", {})
-        if key not in cache:
-            cache[key] = _project_names(self.tree, packages, self.nodes)
-        return cache[key]
+        if key not in self._project_names:
+            self._project_names[key] = _project_names(self.tree, packages, self.nodes)
+        return self._project_names[key]
 
 
 def _find(tree: ast.Module, names: list[str]) -> _Found | None:
@@ -241,15 +241,17 @@ def _body_start(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef) 
     return body[0] if not lines[line - 1][:col].strip() else None
 
 
+def read_module(source: str) -> ModuleReading | None:
+    """The source read, None when it does not parse."""
+    try:
+        return ModuleReading(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
 def read_modules(sources: Iterable[str]) -> dict[str, ModuleReading | None]:
     """Each source read (None: it does not parse), by its text: for `local_names` and `plant`."""
-    readings: dict[str, ModuleReading | None] = {}
-    for source in sources:
-        try:
-            readings[source] = ModuleReading(source)
-        except (SyntaxError, ValueError):
-            readings[source] = None
-    return readings
+    return {source: read_module(source) for source in sources}
 
 
 def local_names(sources: Iterable[str] | dict[str, ModuleReading | None]) -> list[str]:
@@ -475,9 +477,8 @@ def plant_one(
 def _still_found(planted: str, names: list[str], name: str) -> ModuleReading | None:
     """The planted module, read, when it still defines the original and now the canary, in their
     class; None when it does not."""
-    try:
-        reading = ModuleReading(planted)
-    except (SyntaxError, ValueError):
+    reading = read_module(planted)
+    if reading is None:
         return None
     tree = reading.tree
     found = _find(tree, names) is not None and _find(tree, [*names[:-1], name]) is not None  # type: ignore[arg-type]
@@ -523,10 +524,7 @@ def plant(
 
     def read(source: str) -> ModuleReading | None:
         if source not in readings:
-            try:
-                readings[source] = ModuleReading(source)
-            except (SyntaxError, ValueError):
-                readings[source] = None
+            readings[source] = read_module(source)
         return readings[source]
 
     for kind, order, count in wanted:

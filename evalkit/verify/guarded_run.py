@@ -147,13 +147,14 @@ def prepare_run(sandbox: Sandbox) -> GuardedRun:
 
 
 def read_files(sandbox: Sandbox, paths: list[str]) -> dict[str, bytes]:
-    """The bytes of those of `paths` (relative to the workspace) that are files, read by one
-    command (a tar of them, base64-encoded: the command channel carries text)."""
+    """The bytes of those of `paths` (relative to the workspace) that are files (a link read as
+    its target, as `cat` reads it), read by one command (a tar of them, base64-encoded: the
+    command channel carries text)."""
     if not paths:
         return {}
     quoted = " ".join(map(shlex.quote, paths))
     result = sandbox.exec(
-        f"tar -cf - --ignore-failed-read -- {quoted} 2>/dev/null | base64 -w0", timeout=120, output_limit=64 << 20
+        f"tar -chf - --ignore-failed-read -- {quoted} 2>/dev/null | base64 -w0", timeout=120, output_limit=64 << 20
     )
     asked = {posixpath.normpath(p).lstrip("/"): p for p in paths}  # as tar names its members
     found: dict[str, bytes] = {}
