@@ -3,8 +3,8 @@ the leaderboard and its JavaScript all read it, so adding an axis is its scorer 
 
 `correctness` is the hidden tests' verdict (shown as the resolved rate); the others are means over
 an attempt's evidence in [0, 1], higher better. `composite` is their weighted mean (weights below,
-overridable under [scoring.weights]); a reviewer model's `judge` score is reported beside the axes
-and never weighted.
+overridable under [scoring.weights]); a reviewer model's score (`reviewer`) is reported beside the axes
+and weighted only when the user gives it a weight.
 
 Each axis names the evidence it `needs`; an agent declares the evidence it produces (the Agent
 protocol's `evidence`, kept on every attempt). An axis whose needs an attempt did not produce is
@@ -62,11 +62,11 @@ AXES: tuple[Axis, ...] = (
 )
 NOT_APPLICABLE = "n/a"  # how an axis an attempt cannot be scored on is shown
 COMPOSITE = "composite"  # the weighted mean of AXES
-JUDGE = "judge"  # a reviewer model's score: reported, never weighted
+REVIEWER = "reviewer"  # a reviewer model's score: reported beside the axes, weighted only if the user says
 
 AXIS_NAMES: tuple[str, ...] = tuple(axis.name for axis in AXES)
 # the per-model means shown beside the resolved rate (correctness is that rate), composite last
 MEAN_AXES: tuple[str, ...] = (*(axis.name for axis in AXES if axis.name != "correctness"), COMPOSITE)
 # every axis column of an attempt's scores row
 SCORE_COLUMNS: tuple[str, ...] = (*AXIS_NAMES, COMPOSITE)
-LABELS: dict[str, str] = {axis.name: axis.label for axis in AXES} | {COMPOSITE: COMPOSITE, JUDGE: JUDGE}
+LABELS: dict[str, str] = {axis.name: axis.label for axis in AXES} | {COMPOSITE: COMPOSITE, REVIEWER: REVIEWER}

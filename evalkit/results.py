@@ -17,7 +17,7 @@ def load_results(path: str | Path) -> pd.DataFrame:
 
     Columns: run_id, task_id, model, sample, tags, resolved, stop_reason, errored (an
     endpoint_error or sandbox_error: leave it out of any mean, as summary.json does), error, correctness,
-    fail_to_pass, pass_to_pass, quality, efficiency, interaction, composite, judge, cost_usd,
+    fail_to_pass, pass_to_pass, quality, efficiency, interaction, composite, reviewer, cost_usd,
     token counts, turns, tool_calls, duration_s, agent_s, and the parts of quality
     (`quality.lint`, ...) and interaction counts (`interaction.repeated_call`, ...). A run not yet
     scored is scored first, with the default settings.

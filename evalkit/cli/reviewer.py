@@ -5,7 +5,7 @@ axis (evalkit/calibration/reviewer_calibration.py)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -13,9 +13,7 @@ from rich.markup import escape
 from evalkit.cli.common import (
     DEFAULT_BACKEND,
     BackendOption,
-    _interrupted,
     _load,
-    _open_backend,
     app,
     console,
     err_console,
@@ -25,15 +23,6 @@ from evalkit.errors import EvalkitError
 
 reviewer_app = typer.Typer(help="Reviewer models: calibrate one before trusting it.", no_args_is_help=True)
 app.add_typer(reviewer_app, name="reviewer")
-
-ReviewModeOption = Literal["agentic", "no-tools"]
-REVIEWERS_DIR = Path("reports/reviewers")
-
-
-def calibration_path(reviewer: str, suite: str, mode: str) -> Path:
-    """Where a calibration is kept by default: reports/reviewers/<reviewer>__<suite>[__no-tools].json."""
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in reviewer)
-    return REVIEWERS_DIR / f"{safe}__{suite}{'' if mode == 'agentic' else '__' + mode}.json"
 
 
 def _kinds(value: str | None) -> list[str] | None:
@@ -77,15 +66,14 @@ def calibrate(
     from evalkit.calibration.corpus import build_corpus, chosen_tasks
     from evalkit.calibration.reviewer_calibration import progress_path, run_reviews, summarise, write_calibration
     from evalkit.calibration.sloppy_variants import ALL_KINDS
+    from evalkit.cli.review_setup import calibration_path, open_review
     from evalkit.models.endpoint import DEFAULT_CONFIG, load_config, models_table
-    from evalkit.review.endpoint import reviewer_client
-    from evalkit.review.reviewer import Reviewer
-    from evalkit.review.session import ReviewSession
+    from evalkit.review.endpoint import choose_reviewer
     from evalkit.scoring.attempt_scores import load_settings
-    from evalkit.scoring.prices import price_for
 
-    if mode not in ("agentic", "no-tools"):
-        raise EvalkitError(f"--mode {mode}: choose agentic or no-tools")
+    config_data = load_config(config)
+    config_path = config or DEFAULT_CONFIG
+    choice = choose_reviewer(reviewer, models_table(config_data, config_path), config_path, mode, max_turns)
     wanted = _kinds(kinds)
     loaded = _load(suite, skip_invalid=True, verb="calibrate on")
     chosen = chosen_tasks(loaded.tasks, per_repository, tasks)
@@ -94,28 +82,22 @@ def calibrate(
     if not corpus:
         raise EvalkitError(f"--suite {suite}: no task's reference change can be rebuilt into variants")
     out = out or calibration_path(reviewer, loaded.name, mode)
-    config_data = load_config(config)
-    config_path = config or DEFAULT_CONFIG
     settings = load_settings(config_data, config_path)
     order = [k for k in ALL_KINDS if any(k in case.variants for case in corpus)]
-    backend = _open_backend(f"calibrate-{new_run_id()}", backend_name) if mode == "agentic" else None
+    transcripts = out.with_name(out.stem + ".transcripts")
     try:
-        with reviewer_client(reviewer, models_table(config_data, config_path), config_path) as client:
-            price = price_for(settings.prices, client.spec.model, client.spec.name)
-            session = ReviewSession(Reviewer(client, mode, max_turns, price), backend)  # type: ignore[arg-type]
-            transcripts = out.with_name(out.stem + ".transcripts")
-            with session, err_console.status("reviewing") as status:
-                rows = run_reviews(
-                    corpus, session, progress_path(out), transcripts,
-                    lambda row, n, total: status.update(f"reviewing {n}/{total}: {row.task_id} {row.change}"),
-                )  # fmt: skip
+        with (
+            open_review(choice, settings.prices, f"calibrate-{new_run_id()}", backend_name) as session,
+            err_console.status("reviewing") as status,
+        ):
+            rows = run_reviews(
+                corpus, session, progress_path(out), transcripts,  # type: ignore[arg-type]  # a choice: a session
+                lambda row, n, total: status.update(f"reviewing {n}/{total}: {row.task_id} {row.change}"),
+            )  # fmt: skip
     except KeyboardInterrupt:
-        if backend is not None:
-            raise _interrupted(backend, f"the reviews made so far are in {progress_path(out)}") from None
+        kept = progress_path(out)
+        err_console.print(f"[red]interrupted[/]: the reviews made so far are in {kept}; run again to go on")
         raise typer.Exit(130) from None
-    finally:
-        if backend is not None:
-            backend.close()
     result = summarise(rows, loaded.name, order)
     write_calibration(result, out)
     _show(result, Table)

@@ -32,7 +32,7 @@ from evalkit.runs.executor_table import DEFAULT_EXECUTOR
 from evalkit.runs.folders import RUNS_ROOT, resume_command, run_folder
 
 if TYPE_CHECKING:  # the rest is imported by the commands that use it: `evalkit --help` stays fast
-    from evalkit.models.client import ChatClient
+    from evalkit.review.endpoint import ReviewerChoice
     from evalkit.runs.store import RunStore
     from evalkit.sandbox.workspace import WorkspaceSource
     from evalkit.scoring.attempt_scores import ScoringSettings
@@ -110,7 +110,17 @@ def run(
     max_tokens: Annotated[int | None, typer.Option(min=1, help="Override every task's token budget.")] = None,
     wall_time: Annotated[float | None, typer.Option(help="Override every task's seconds per attempt.")] = None,
     command_timeout: Annotated[float | None, typer.Option(help="Override every task's seconds per command.")] = None,
-    judge: Annotated[str | None, typer.Option(help="Reviewer model grading each diff (recorded apart).")] = None,
+    reviewer: Annotated[
+        str | None,
+        typer.Option(
+            "--reviewer",
+            "--judge",
+            help="Reviewer grading each change beside the axes: a model, or scripted-reviewer (built in).",
+        ),
+    ] = None,
+    reviewer_mode: Annotated[
+        str, typer.Option(help="agentic (reads the trees in a read-only sandbox) or no-tools (one request).")
+    ] = "agentic",
     baseline: Annotated[
         Path | None,
         typer.Option(help="A baseline run folder or run id: compare with it at the end and exit 1 on a regression."),
@@ -200,7 +210,8 @@ def run(
             knobs=knobs,
             request_timeout_s=request_timeout,
             max_retries=max_retries,
-            judge=judge,
+            reviewer=reviewer,
+            reviewer_mode=reviewer_mode,
             preflight=check_endpoints,
         ),
         attempt=AttemptSettings(
@@ -218,8 +229,9 @@ def run(
     except RunInterrupted as stop:
         raise _interrupted(stop.backend, stop.what) from None
     summary = _score_and_show(
-        finished.store, finished.tasks, finished.scoring, finished.judge, finished.title, finished.workspace
-    )
+        finished.store, finished.tasks, finished.scoring, finished.reviewer, finished.title, finished.workspace,
+        backend_name,
+    )  # fmt: skip
     if baseline_dir is not None:
         from evalkit.report.compare.command import compare_command
 
@@ -234,17 +246,24 @@ def _score_and_show(
     store: RunStore,
     tasks: dict[str, Task],
     settings: ScoringSettings,
-    judge: ChatClient | None,
+    reviewer: ReviewerChoice | None,
     title: str,
     workspace: WorkspaceSource | None = None,
+    backend_name: str = DEFAULT_BACKEND,
 ) -> RunSummary:
     from evalkit.runs.display import cutoff_lines, errors_line, skipped_tasks_lines, summary_table
     from evalkit.runs.paths import RESULTS, SCORES, SUMMARY, TRAJECTORIES
     from evalkit.scoring.run_scores import score_run
 
     warn = lambda message: err_console.print(f"[yellow]warning[/] {escape(message)}", soft_wrap=True)  # noqa: E731
-    with err_console.status("scoring"):
-        summary = score_run(store, tasks, settings, judge, warn, workspace).summary
+    from evalkit.cli.review_setup import find_calibration, open_review
+
+    manifest = store.read_manifest()
+    suite = manifest.suite if manifest else ""
+    calibration = lambda reviewer, mode: find_calibration(suite, reviewer, mode)  # noqa: E731
+    run_id = f"{store.dir.name}-review"
+    with open_review(reviewer, settings.prices, run_id, backend_name) as review, err_console.status("scoring"):
+        summary = score_run(store, tasks, settings, review, warn, workspace, calibration).summary
     console.print(summary_table(summary.models, title))
     written = summary.model_dump(mode="json")  # as summary.json holds it
     for line in cutoff_lines(written):
@@ -264,11 +283,23 @@ def score(
     config: Annotated[
         Path | None, typer.Option(help="Scoring weights, penalties, prices (default ./evalkit.toml).")
     ] = None,
-    judge: Annotated[str | None, typer.Option(help="Reviewer model grading each diff (recorded apart).")] = None,
+    reviewer: Annotated[
+        str | None,
+        typer.Option(
+            "--reviewer",
+            "--judge",
+            help="Reviewer grading each change beside the axes: a model, or scripted-reviewer (built in).",
+        ),
+    ] = None,
+    reviewer_mode: Annotated[
+        str, typer.Option(help="agentic (reads the trees in a read-only sandbox) or no-tools (one request).")
+    ] = "agentic",
+    max_review_turns: Annotated[int, typer.Option(min=1, help="Requests per agentic review.")] = 12,
+    backend_name: BackendOption = DEFAULT_BACKEND,
 ) -> None:
-    """Re-score a finished run (new weights, prices, penalties or a judge) without re-running agents."""
+    """Re-score a finished run (new weights, prices, penalties or a reviewer) without re-running agents."""
     from evalkit.models.endpoint import DEFAULT_CONFIG, load_config, models_table
-    from evalkit.runs.command_setup import judge_client
+    from evalkit.review.endpoint import choose_reviewer
     from evalkit.runs.store import RunStore
     from evalkit.scoring.attempt_scores import load_settings
     from evalkit.scoring.run_scores import run_tasks
@@ -279,8 +310,13 @@ def score(
     config_data = load_config(config)
     config_path = config or DEFAULT_CONFIG
     settings = load_settings(config_data, config_path)
-    reviewer = judge_client(judge, models_table(config_data, config_path), config_path)
-    _score_and_show(store, run_tasks(store, suite), settings, reviewer, f"run {run_dir.name} (re-scored)")
+    choice = (
+        choose_reviewer(reviewer, models_table(config_data, config_path), config_path, reviewer_mode, max_review_turns)
+        if reviewer
+        else None
+    )
+    title = f"run {run_dir.name} (re-scored)"
+    _score_and_show(store, run_tasks(store, suite), settings, choice, title, backend_name=backend_name)
 
 
 @app.command("serve")

@@ -101,7 +101,12 @@ class Reviewer:
         rubric = case.rubric or DEFAULT_RUBRIC
         if not case.candidate.strip():
             return ReviewVerdict(
-                reviewer=self.name, mode=self.mode, score=0.0, summary="No change was made.", rubric=rubric
+                reviewer=self.name,
+                mode=self.mode,
+                score=0.0,
+                summary="No change was made.",
+                rubric=rubric,
+                cost_usd=None if self.price is None else 0.0,  # nothing was asked
             )
         agentic = self.mode == "agentic" and tools is not None
         offered = [*READING_TOOLS, VERDICT_TOOL] if agentic else [VERDICT_TOOL]

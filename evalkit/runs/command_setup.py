@@ -1,6 +1,6 @@
 """What the commands that run work on a suite (run, tasks validate, evaluate, gather) set up
 before the work: the suite with each task that did not load reported, the tasks `--strict-env`
-keeps, the sandbox backend this process works with, and (run, score) the `--judge` model's client.
+keeps, and the sandbox backend this process works with.
 Lines for the user go to `err`."""
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from evalkit.errors import EvalkitError, SandboxError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from evalkit.models.client import ChatClient
     from evalkit.sandbox.protocol import SandboxBackend
     from evalkit.tasks import Suite
     from evalkit.tasks.model import Task
@@ -74,16 +73,3 @@ def driver_backend(
         if registry is None:
             raise
         raise SandboxError(f"--registry {registry}: this machine builds and pushes the images, and {exc}") from None
-
-
-def judge_client(name: str | None, models_config: dict, config_path: Path) -> ChatClient | None:
-    """The reviewer model grading each diff (`--judge`), None without one."""
-    from evalkit.models.client import ChatClient
-    from evalkit.models.endpoint import resolve_model
-
-    if name is None:
-        return None
-    spec = resolve_model(name, models_config, config_path=config_path)
-    if spec.builtin:
-        raise EvalkitError(f"--judge {name}: a built-in policy cannot review code; name a real model")
-    return ChatClient(spec)

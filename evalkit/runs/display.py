@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from evalkit.axes import COMPOSITE, JUDGE, LABELS, MEAN_AXES, NOT_APPLICABLE
+from evalkit.axes import COMPOSITE, LABELS, MEAN_AXES, NOT_APPLICABLE, REVIEWER
 from evalkit.cutoff import AFTER_CUTOFF, CutoffSplit
 from evalkit.models.backoff import EndpointStates
 from evalkit.records import AttemptRecord
@@ -224,7 +224,7 @@ def summary_table(models: list[dict], title: str) -> FittedTable:
     """Per model, from a run's summary.json: resolved with its 95 % CI, pass@k, the axes' means,
     cost, errors, integrity and stop reasons, laid out for the terminal's width (model, resolved
     and composite always; the rest by priority). The axes' intervals are in summary.json."""
-    judged = any(entry["axes"].get("judge") for entry in models)
+    judged = any(entry["axes"].get(REVIEWER) for entry in models)
     multi = any(entry["samples"] > 1 for entry in models)
 
     def column(header: str, priority: int, cell, separator: str = " ", justify: str = "right") -> FitColumn:
@@ -243,7 +243,7 @@ def summary_table(models: list[dict], title: str) -> FittedTable:
         columns.append(column("pass@k", 4, lambda e: [f"@{k} {v:.2f}" for k, v in e["pass_at_k"].items()], ", "))
     columns += [axis(name, 0 if name == COMPOSITE else 1) for name in MEAN_AXES]
     if judged:
-        columns.append(axis(JUDGE, 3))
+        columns.append(axis(REVIEWER, 3))
     columns += [
         column("cost/task $", 5, lambda e: ["-" if e["cost_per_task"] is None else f"{e['cost_per_task']:.4f}"]),
         column("median tokens", 5, lambda entry: [_count(entry["median_tokens"])]),

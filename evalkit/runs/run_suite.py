@@ -24,9 +24,9 @@ from rich.markup import escape
 from evalkit.errors import EvalkitError
 from evalkit.integrity import IntegrityPolicy
 from evalkit.models.backoff import EndpointStates
-from evalkit.models.client import ChatClient
 from evalkit.models.endpoint import DEFAULT_CONFIG, ModelSpec, load_config, models_table, resolve_model
-from evalkit.runs.command_setup import driver_backend, judge_client, load_reported, strict_env_kept
+from evalkit.review.endpoint import ReviewerChoice, choose_reviewer
+from evalkit.runs.command_setup import driver_backend, load_reported, strict_env_kept
 from evalkit.runs.display import RunDisplay
 from evalkit.runs.executor import check_registry_use, concurrency_for
 from evalkit.runs.executor_table import open_executor
@@ -59,7 +59,7 @@ class FinishedRun(Generic[S]):
     store: RunStore
     tasks: dict[str, Task]  # the suite's tasks by id
     scoring: S  # as the command's loader read the config's [scoring] table
-    judge: ChatClient | None
+    reviewer: ReviewerChoice | None  # reviews each change after the attempts (evalkit/review/)
     title: str  # "run ID on SUITE"
     workspace: WorkspaceSource  # the workspaces the backend built for the run
 
@@ -92,7 +92,11 @@ def run_suite(
     config_path = models.config or DEFAULT_CONFIG
     models_config = models_table(config_data, config_path)
     scoring = scoring_settings(config_data, config_path)
-    judge = judge_client(models.judge, models_config, config_path)
+    reviewer = (
+        choose_reviewer(models.reviewer, models_config, config_path, models.reviewer_mode)
+        if models.reviewer
+        else None
+    )
 
     def resolved(name: str) -> ModelSpec:
         spec = resolve_model(
@@ -115,7 +119,7 @@ def run_suite(
     check_registry_use(settings.sandbox.registry, settings.executor.name)
     executor = open_executor(settings.executor.name, settings.executor.ray_address)  # Ray missing: one line
     if models.preflight:  # resumed models too: before anything is written
-        extra = [c.spec for c in [judge] if c] + [s for s in [user.spec] if s]
+        extra = [s for s in [reviewer and reviewer.spec, user.spec] if s]
         preflight([*specs, *extra], err)
     samples = tasks.samples
     open_run(store, run_id, loaded, tasks.suite, specs, samples, run_options(settings, [t.id for t in selected]))
@@ -153,7 +157,7 @@ def run_suite(
     for line in executor.notes():  # a cluster's nodes left out, and why
         err.print(f"[yellow]warning[/] {escape(line)}", soft_wrap=True)
     by_id = {t.id: t for t in loaded.tasks}
-    return FinishedRun(store, by_id, scoring, judge, f"run {run_id} on {loaded.name}", backend.workspace)
+    return FinishedRun(store, by_id, scoring, reviewer, f"run {run_id} on {loaded.name}", backend.workspace)
 
 
 def check_retry(settings: RunSettings) -> None:

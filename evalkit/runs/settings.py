@@ -54,7 +54,8 @@ class ModelChoice:
     knobs: dict[str, object] = field(default_factory=dict)  # endpoint knobs (tool_choice, stream...; None: unset)
     request_timeout_s: float | None = None
     max_retries: int | None = None
-    judge: str | None = None  # the reviewer model grading each diff
+    reviewer: str | None = None  # the reviewer grading each change (evalkit/review/)
+    reviewer_mode: str = "agentic"  # or no-tools
     preflight: bool = True  # check each endpoint once before anything is written
     recorded: dict[str, ModelSpec] = field(default_factory=dict)
 

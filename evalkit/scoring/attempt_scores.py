@@ -14,19 +14,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from evalkit.axes import AXES
+from evalkit.axes import AXES, REVIEWER
 from evalkit.cutoff import COMMIT_DATE
 from evalkit.diffs import changed_paths, substantive_paths
 from evalkit.errors import EvalkitError
 from evalkit.integrity import IntegrityPolicy, IntegrityReport, counts_as_resolved
 from evalkit.plain_errors import plain_summary
 from evalkit.records import AttemptRecord
+from evalkit.review.verdict import ReviewVerdict
 from evalkit.scoring.composite import Weights, applied_weights, composite
 from evalkit.scoring.efficiency import EfficiencyScore, score_efficiency
 from evalkit.scoring.interaction import InteractionPenalties, InteractionScore, score_interaction
-from evalkit.scoring.judge import JudgeVerdict
 from evalkit.scoring.prices import Price, price_table
 from evalkit.scoring.quality import (
     DEFAULT_FORBIDDEN,
@@ -93,6 +93,8 @@ class CorrectnessAxis(BaseModel):
 class AttemptScores(BaseModel):
     """One row of scores.jsonl."""
 
+    model_config = ConfigDict(populate_by_name=True)
+
     run_id: str
     task_id: str
     model: str
@@ -109,7 +111,8 @@ class AttemptScores(BaseModel):
     weights: dict[str, float]  # the weights the composite used: over the axes that apply, summing to 1
     did_work: bool = True  # False: the change was empty, did not apply, or was all put back / whitespace
     integrity: IntegrityReport = Field(default_factory=IntegrityReport)
-    judge: JudgeVerdict | None = None
+    # the reviewer's verdict, apart from the axes (rows scored before the reviewer existed call it `judge`)
+    review: ReviewVerdict | None = Field(None, validation_alias=AliasChoices("review", "judge"))
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -159,7 +162,7 @@ def score_attempt(
     base_file: Callable[[str], str | None],
     settings: ScoringSettings,
     price: Price | None,
-    judge: JudgeVerdict | None = None,
+    review: ReviewVerdict | None = None,
     quality_cache: QualityCache | None = None,
     quality: QualityScore | None = None,
     user_price: Price | None = None,
@@ -210,6 +213,7 @@ def score_attempt(
     if figures["interaction"].score is None:
         figures["interaction"] = figures["interaction"].model_copy(update={"counts": {}})
     axes = {name: part.score for name, part in figures.items()}
+    axes[REVIEWER] = review.score if review is not None else None  # weighed only when the user gives it weight
     failed_integrity = settings.integrity == "fail" and integrity.verdict == "fail"
     return AttemptScores(
         run_id=record.run_id,
@@ -223,5 +227,5 @@ def score_attempt(
         weights=applied_weights(settings.weights, {name for name, score in axes.items() if score is not None}),
         did_work=worked,
         integrity=integrity,
-        judge=judge,
+        review=review,
     )

@@ -7,7 +7,9 @@ task and 0 otherwise: partial test passes are reported on the correctness axis b
 composite credit, as in SWE-bench and CursorBench.
 An axis that does not apply to an attempt (its agent did not produce the evidence it needs, see
 evalkit/axes.py) is left out and the weights are renormalised over the axes that apply.
-A reviewer model's verdict is never part of the composite.
+A reviewer model's verdict (evalkit/review/) is part of the composite only when the user's
+weights give `reviewer` a weight (default 0); an attempt whose review failed then has the weights
+renormalised over the rest.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from evalkit.axes import AXES as AXIS_LIST
 from evalkit.axes import AXIS_NAMES as AXES
+from evalkit.axes import REVIEWER
+
+WEIGHTED = (*AXES, REVIEWER)
 
 
 class _WeightRules(BaseModel):
@@ -28,9 +33,10 @@ class _WeightRules(BaseModel):
         return self
 
     def normalised(self) -> dict[str, float]:
+        """Each axis's weight over the total, and the reviewer's when it has one."""
         raw = self.model_dump()
         total = sum(raw.values())
-        return {axis: raw[axis] / total for axis in AXES}
+        return {name: raw[name] / total for name in WEIGHTED if name in AXES or raw[name] > 0}
 
 
 # one float field per axis of evalkit/axes.py, defaulting to its weight
@@ -39,6 +45,7 @@ Weights = create_model(
     __base__=_WeightRules,
     __doc__="Composite weights per axis ([scoring.weights]); normalised to sum to 1.",
     **{axis.name: (float, Field(axis.weight, ge=0)) for axis in AXIS_LIST},
+    **{REVIEWER: (float, Field(0.0, ge=0, description="The reviewer's verdict; 0: kept out of the composite."))},
 )
 
 
@@ -46,10 +53,10 @@ def applied_weights(weights: _WeightRules, applicable: set[str]) -> dict[str, fl
     """The weights of the axes that apply, renormalised to sum to 1 (all of them: `normalised()`
     as it is); {} when none of those has weight."""
     normalised = weights.normalised()
-    if applicable >= set(AXES):
+    if applicable >= set(normalised):
         return normalised
-    total = sum(normalised[axis] for axis in AXES if axis in applicable)
-    return {axis: normalised[axis] / total for axis in AXES if axis in applicable} if total > 0 else {}
+    total = sum(weight for name, weight in normalised.items() if name in applicable)
+    return {name: weight / total for name, weight in normalised.items() if name in applicable} if total > 0 else {}
 
 
 def composite(axis_scores: dict[str, float | None], weights: _WeightRules) -> float | None:

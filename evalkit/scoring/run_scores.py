@@ -6,7 +6,8 @@ the trajectories and the suite, so `evalkit score RUN_DIR` can re-score after th
 Attempts that ended in `endpoint_error` or `sandbox_error` get a scores.jsonl row like any other,
 but no aggregate counts them: they are errors (`errors`, `error_kinds`), not a model's failures, and
 a model whose every attempt errored has no score at all (None), never 0.
-A reviewer model's verdicts are kept from the previous scoring unless a judge is given again.
+A reviewer's verdicts (evalkit/review/) are kept from the previous scoring unless a reviewer is
+given again; each new review's transcript is written under `reviews/` in the run folder.
 """
 
 from __future__ import annotations
@@ -22,17 +23,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from evalkit.axes import AXIS_NAMES, SCORE_COLUMNS
+from evalkit.axes import AXIS_NAMES, REVIEWER, SCORE_COLUMNS
 from evalkit.errors import EvalkitError
 from evalkit.files import read_lines, write_atomic
-from evalkit.models.client import ChatClient
 from evalkit.records import ERROR_STOP_REASONS, AttemptRecord, utc_now
+from evalkit.review.session import ReviewSession
+from evalkit.review.verdict import ReviewVerdict
 from evalkit.runs.store import RunStore
 from evalkit.sandbox.workspace import WorkspaceSource, build_workspace
 from evalkit.scoring.aggregate import best_of_k, bootstrap_ci, pass_at_k
 from evalkit.scoring.attempt_scores import AttemptScores, ScoringSettings, draft_attempt_quality, score_attempt
 from evalkit.scoring.cutoff_figures import model_cutoffs, with_cutoff_splits
-from evalkit.scoring.judge import JudgeVerdict, judge_diff
 from evalkit.scoring.prices import price_for, user_price_for
 from evalkit.scoring.quality import QualityCache, finish_quality
 from evalkit.scoring.quality_lint import RuffUnavailable
@@ -73,7 +74,10 @@ def run_tasks(store: RunStore, suite_path: Path | None = None) -> dict[str, Task
     return {t.id: t for t in load_suite(path).tasks}
 
 
-def _previous_judges(store: RunStore) -> dict[tuple[str, str, int], JudgeVerdict]:
+REVIEWS = "reviews"  # the folder of a run holding its reviews' transcripts
+
+
+def _previous_reviews(store: RunStore) -> dict[tuple[str, str, int], ReviewVerdict]:
     path = store.paths.scores
     if not path.exists():
         return {}
@@ -83,8 +87,8 @@ def _previous_judges(store: RunStore) -> dict[tuple[str, str, int], JudgeVerdict
             row = AttemptScores.model_validate_json(line)
         except ValueError:
             continue
-        if row.judge is not None:
-            kept[row.key] = row.judge
+        if row.review is not None:
+            kept[row.key] = row.review
     return kept
 
 
@@ -92,16 +96,18 @@ def score_run(
     store: RunStore,
     tasks: dict[str, Task],
     settings: ScoringSettings,
-    judge: ChatClient | None = None,
+    review: ReviewSession | None = None,
     warn: Callable[[str], None] = lambda message: None,
     workspace: WorkspaceSource | None = None,
+    calibration: Callable[[str, str], dict | None] = lambda reviewer, mode: None,
 ) -> ScoredRun:
     """Score every attempt of the run; write scores.jsonl and summary.json, and return both.
     `workspace` hands over the workspaces the run's backend already built (else they are built,
-    once per task source)."""
+    once per task source); `review` reviews every attempt again (else earlier verdicts are kept);
+    `calibration` finds a reviewer's calibration (name, mode) for the summary."""
     records = sorted(store.records(), key=lambda r: (r.task_id, r.model, r.sample))
     with QualityCache() as quality_cache:
-        rows = _score_attempts(store, records, tasks, settings, judge, warn, workspace, quality_cache)
+        rows = _score_attempts(store, records, tasks, settings, review, warn, workspace, quality_cache)
     write_atomic(store.paths.scores, "".join(row.model_dump_json() + "\n" for row in rows))
     frame = results_frame(records, rows)
     manifest = store.read_manifest()
@@ -120,9 +126,33 @@ def score_run(
         error_kinds=kinds,
         models=with_cutoff_splits(summarize(frame, "model"), frame, model_cutoffs(manifest.models if manifest else {})),
         tags=summarize(frame.explode("tags").dropna(subset=["tags"]), "tags") if len(frame) else [],
+        reviewers=reviewer_entries(rows, calibration),
     )
     summary.write(store.paths.summary)
     return ScoredRun(rows, summary)
+
+
+def reviewer_entries(rows: list[AttemptScores], calibration: Callable[[str, str], dict | None]) -> list[dict]:
+    """Per reviewer and mode the rows' verdicts come from: how many, how many failed, their cost
+    (None when any is unpriced), and the reviewer's calibration."""
+    groups: dict[tuple[str, str], list[ReviewVerdict]] = {}
+    for row in rows:
+        if row.review is not None:
+            groups.setdefault((row.review.reviewer, row.review.mode), []).append(row.review)
+    out = []
+    for (name, mode), verdicts in sorted(groups.items()):
+        costs = [v.cost_usd for v in verdicts]
+        out.append(
+            {
+                "reviewer": name,
+                "mode": mode,
+                "reviews": len(verdicts),
+                "failed": sum(v.score is None for v in verdicts),
+                "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),  # type: ignore[arg-type]
+                "calibration": calibration(name, mode),
+            }
+        )
+    return out
 
 
 def results_frame(records: list[AttemptRecord], scores: list[AttemptScores]) -> pd.DataFrame:
@@ -152,7 +182,7 @@ def results_frame(records: list[AttemptRecord], scores: list[AttemptScores]) -> 
             "fail_to_pass": score.correctness.fail_to_pass,
             "pass_to_pass": score.correctness.pass_to_pass,
             "composite": score.composite,
-            "judge": score.judge.score if score.judge else None,
+            REVIEWER: score.review.score if score.review else None,
             "cost_usd": score.efficiency.cost_usd,
             "prompt_tokens": score.efficiency.prompt_tokens,
             "completion_tokens": score.efficiency.completion_tokens,
@@ -208,7 +238,7 @@ def _unscored() -> dict:
         "resolved_rate": dict(empty),
         "pass_at_k": {},
         "best_of_k": {},
-        "axes": {**{axis: dict(empty) for axis in AXIS_COLUMNS}, "judge": None},
+        "axes": {**{axis: dict(empty) for axis in AXIS_COLUMNS}, REVIEWER: None},
         "avg_at_k": None,
         "cost_usd": None,
         "cost_per_task": None,
@@ -261,8 +291,8 @@ def _scored_figures(rows: pd.DataFrame) -> dict:
         "best_of_k": {},
         "axes": {axis: _mean_ci(per_task[axis].mean()) for axis in AXIS_COLUMNS},
     }
-    judged = rows["judge"].dropna()
-    entry["axes"]["judge"] = _mean_ci(judged.groupby(rows["task_id"]).mean()) if len(judged) else None
+    judged = rows[REVIEWER].dropna()
+    entry["axes"][REVIEWER] = _mean_ci(judged.groupby(rows["task_id"]).mean()) if len(judged) else None
     # per task: attempts, resolved ones, composites; read once, not once per k
     tasks = [(len(t), int(t["resolved"].sum()), t["composite"].dropna().tolist()) for _, t in per_task]
     for k in range(1, samples + 1):
@@ -306,12 +336,19 @@ def load_scores(store: RunStore) -> list[AttemptScores]:
     return [AttemptScores.model_validate_json(line) for line in read_lines(path) if line.strip()]
 
 
+def _reviewed(store: RunStore, review: ReviewSession, task: Task, record: AttemptRecord) -> ReviewVerdict:
+    """The attempt's change reviewed, its transcript under `reviews/` (named after the attempt)."""
+    name = f"{record.task_id}__{record.model}__{record.sample}.jsonl".replace("/", "_")
+    verdict = review.review(task, record.model_patch, store.dir / REVIEWS / name)
+    return verdict.model_copy(update={"transcript": f"{REVIEWS}/{name}"})
+
+
 def _score_attempts(
     store: RunStore,
     records: list[AttemptRecord],
     tasks: dict[str, Task],
     settings: ScoringSettings,
-    judge: ChatClient | None,
+    review: ReviewSession | None,
     warn: Callable[[str], None],
     workspace: WorkspaceSource | None,
     quality_cache: QualityCache,
@@ -319,7 +356,7 @@ def _score_attempts(
     """Every attempt of a task still in the suite, scored; a base tree read per task source, and
     the quality axis's lint run over `LINT_BATCH` attempts at a time (one ruff start-up, not one
     per attempt)."""
-    judges = _previous_judges(store)
+    reviews = _previous_reviews(store)
     trees: dict[str, Callable[[str], str | None]] = {}
     unpriced: set[str] = set()
     scorable = []
@@ -355,9 +392,9 @@ def _score_attempts(
             quality_cache.linter.lint(file for draft in drafts for file in draft.lint_files)
         for (record, task, tree, price, user_price), draft in zip(batch, drafts, strict=True):
             events = read_trajectory(store.paths.trajectory(record.trajectory)) if record.trajectory else []
-            verdict = judges.get(record.key)
-            if judge is not None:
-                verdict = judge_diff(judge, task.prompt, record.model_patch, task.metadata.get("rubric"))
+            verdict = reviews.get(record.key)
+            if review is not None:
+                verdict = _reviewed(store, review, task, record)
             quality = finish_quality(draft, quality_cache.linter)
             rows.append(
                 score_attempt(

@@ -32,6 +32,9 @@ class RunSummary(BaseModel):
     error_kinds: dict[str, int]
     models: list[dict]
     tags: list[dict]
+    # each reviewer whose verdicts the rows carry: reviews, failed ones, cost, and its calibration
+    # on the run's suite when one was made (`evalkit reviewer calibrate`), as its file holds it
+    reviewers: list[dict] = Field(default_factory=list)
 
     def write(self, path: Path) -> None:
         write_atomic(path, json.dumps(self.model_dump(), indent=2) + "\n")

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from evalkit.agent.agent_table import DEFAULT_AGENT
-from evalkit.axes import JUDGE, LABELS, MEAN_AXES
+from evalkit.axes import LABELS, MEAN_AXES, REVIEWER
 from evalkit.cutoff import AFTER_CUTOFF, CutoffSplit
 from evalkit.errors import EvalkitError
 from evalkit.report.leaderboard.loaded_runs import (
@@ -41,7 +41,7 @@ from evalkit.stats.suite_stats import MEASURES, task_figures
 from evalkit.stats.suite_stats import summarize as summarize_figures
 from evalkit.tasks import load_suite
 
-AXES = (*MEAN_AXES, JUDGE)
+AXES = (*MEAN_AXES, REVIEWER)
 # the compact rows of `attempts` in the page; `integrity` is the verdict, `flags` the kinds flagged
 ATTEMPT_COLUMNS = ("n", "task", "model", "sample", "status", "run", "integrity", "flags")
 GroupBy = Literal["none", "agent", "model"]  # the rows in one table, or in a group per agent or per model

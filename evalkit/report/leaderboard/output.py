@@ -29,7 +29,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from evalkit.axes import AXIS_NAMES, JUDGE, SCORE_COLUMNS
+from evalkit.axes import AXIS_NAMES, REVIEWER, SCORE_COLUMNS
 from evalkit.errors import EvalkitError
 from evalkit.report.leaderboard.attempt_detail import attempt_detail, trajectory_view
 from evalkit.report.leaderboard.board import AXES, GroupBy, Leaderboard, ModelRow, build_leaderboard
@@ -186,7 +186,7 @@ def attempts_csv(refs: Sequence[AttemptRef]) -> str:
     header = [
         "attempt", "suite", "run_id", "task_id", "model", "agent", "sample", "status", "resolved", "tests_resolved",
         "integrity", "integrity_flags", "stop_reason", "error",
-        *SCORE_COLUMNS, JUDGE, "cost_usd", "total_tokens",
+        *SCORE_COLUMNS, REVIEWER, "cost_usd", "total_tokens",
         "turns", "tool_calls", "duration_s", "user", "questions", "user_cost_usd",
     ]  # fmt: skip
     rows: list[list[Any]] = [header]
@@ -197,7 +197,7 @@ def attempts_csv(refs: Sequence[AttemptRef]) -> str:
                 ref.n, ref.suite, r.run_id, r.task_id, r.model, r.agent, r.sample, ref.status, attempt_resolved(r, s),
                 attempt_tests_passed(r, s), integrity.verdict, ",".join(integrity.kinds()), r.stop_reason,
                 r.error, *(s and getattr(s, axis).score for axis in AXIS_NAMES), s and s.composite,
-                s and s.judge and s.judge.score,
+                s and s.review and s.review.score,
                 s and s.efficiency.cost_usd, r.usage.get("total_tokens"), r.turns, r.tool_calls, r.duration_s,
                 r.user, r.questions, s and s.efficiency.user_cost_usd,
             ]

@@ -124,7 +124,7 @@ function scoresView(d) {
       ...(sc.interaction.score === null ? {} : Object.fromEntries((sc.interaction.not_observed || []).map((k) => [k, "n/a"]))) }],
     ["composite", sc.composite, sc.weights],
   ];
-  if (sc.judge) rows.push(["judge", sc.judge.score, { judge: sc.judge.judge, summary: sc.judge.summary, issues: sc.judge.issues, error: sc.judge.error }]);
+  if (sc.review) rows.push(["reviewer", sc.review.score, { reviewer: sc.review.reviewer, mode: sc.review.mode, summary: sc.review.summary, issues: sc.review.issues, error: sc.review.error }]);
   const tbody = h("tbody");
   rows.forEach(([name, score, parts]) => put(tbody, h("tr", null, h("td", { text: words(AXIS_LABELS, name) }), h("td", { text: score === null ? "n/a" : dec(score) }),
     h("td", { class: "text" }, keyValues(parts)))));

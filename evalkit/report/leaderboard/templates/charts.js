@@ -80,7 +80,7 @@ function tradeoffChart(suite) {
 // -- one small chart per axis: a bar per model with its value, on a 0–1 scale ----------------------
 function axisMultiples(suite) {
   const axes = [["resolved", (r) => r.resolved_rate]];
-  for (const name of [...DATA.axes, "judge"]) {
+  for (const name of [...DATA.axes, "reviewer"]) {
     if (suite.models.some((r) => r.axes[name] && isNum(r.axes[name].mean))) axes.push([name, (r) => r.axes[name]]);
   }
   const rowH = 18, L = 124, V = 40, W = 290, T = 22;

@@ -45,8 +45,8 @@ function leaderboardTable(suite) {
   for (const name of DATA.axes) {
     columns.push({ label: words(AXIS_LABELS, name), best: "high", value: axis(name), cell: (r) => axisCell(r.axes[name]) });
   }
-  if (rows.some((r) => r.axes.judge && isNum(r.axes.judge.mean))) {
-    columns.push({ label: "judge", best: "high", value: axis("judge"), cell: (r) => dec(axis("judge")(r)) });
+  if (rows.some((r) => r.axes.reviewer && isNum(r.axes.reviewer.mean))) {
+    columns.push({ label: "reviewer", best: "high", value: axis("reviewer"), cell: (r) => dec(axis("reviewer")(r)) });
   }
   columns.push(
     { label: "median tokens", best: "low", value: (r) => r.median_tokens, cell: (r) => int(r.median_tokens) },
@@ -224,7 +224,7 @@ function tableNotes(suite) {
     "composite: weighted mean of correctness and the three axes, with weights " +
       (weights.length ? weights.join(" | ") : "as recorded") +
       (weights.length > 1 ? " (the runs disagree: composites are not comparable across them)" : "") +
-      "; a judge model's score, when there is one, is kept apart.",
+      "; a reviewer model's score, when there is one, is kept apart unless the weights give it a share.",
     "median tokens: median total tokens per attempt. cost / task: total cost over the number of tasks (all samples of " +
       "a task together); cost / resolved: total cost over resolved attempts; unknown when a model has no price.",
     "integrity: attempts whose integrity scan failed them (test or harness tampering: unresolved, composite 0) " +
