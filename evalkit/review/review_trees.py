@@ -34,7 +34,7 @@ class ReviewTrees:
         q = shlex.quote
         self.sandbox.exec(
             f"mkdir -p {ROOT} && chmod -R u+w {q(path)} 2>/dev/null; rm -rf {q(path)} && "
-            f"cp -a {q(self.sandbox.workdir)} {q(path)}",
+            f"cp -a {q(self.sandbox.workdir)} {q(path)} && chmod -R u+w {q(path)}",  # the base may be frozen
             timeout=SETUP_TIMEOUT_S,
         )
         applied = not patch.strip()

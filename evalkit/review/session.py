@@ -70,16 +70,18 @@ class ReviewSession:
             case = ReviewCase(prompt or task.prompt, candidate, task.patch, task.metadata.get("rubric"), applied)
             tools = ReviewTools(trees) if trees is not None else None
             if transcript is None:
-                return self.reviewer.review(case, tools)
-            with TrajectoryWriter(transcript) as writer:
-                writer.event("start", task=task.id, reviewer=self.reviewer.name, mode=self.reviewer.mode)
-                return self.reviewer.review(case, tools, writer)
+                verdict = self.reviewer.review(case, tools)
+            else:
+                with TrajectoryWriter(transcript) as writer:
+                    writer.event("start", task=task.id, reviewer=self.reviewer.name, mode=self.reviewer.mode)
+                    verdict = self.reviewer.review(case, tools, writer)
         except EvalkitError as exc:  # the sandbox failed under the review (its engine went away)
             self._close_sandbox()
             self._task_id = None
             return ReviewVerdict(
                 reviewer=self.reviewer.name, mode=self.reviewer.mode, score=None, error=f"review sandbox: {exc}"
             )
+        return verdict if applied else verdict.model_copy(update={"candidate_applied": False})
 
     def _close_sandbox(self, keep_error: bool = False) -> None:
         if self._sandbox is not None:

@@ -50,6 +50,7 @@ class ReviewVerdict(BaseModel):
     issues: list[str] = Field(default_factory=list)
     rubric: str = ""
     error: str | None = None
+    candidate_applied: bool = True  # False: the change did not apply to the base (the reviewer was told)
     turns: int = 0  # requests sent
     tool_calls: int = 0  # reading tools the reviewer called
     prompt_tokens: int = 0

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from conftest import run_evalkit
-from hostile_server import HostileServer, turn
+from hostile_server import HostileServer, models_config, turn
 from toy import BASE_FILES, POWER
 
 import evalkit
@@ -99,23 +99,82 @@ def test_rescoring_reproduces_and_changes_only_what_changed(scored_run, tmp_path
     old = {r["model"]: r for r in map(json.loads, before.splitlines())}
     for model, row in scores_of(run_dir).items():
         assert row["composite"] == 1.0 and row["weights"]["correctness"] == 1.0
-        for axis in ("correctness", "quality", "efficiency", "interaction", "judge"):
+        for axis in ("correctness", "quality", "efficiency", "interaction", "review"):
             assert row[axis] == old[model][axis], axis
     run_evalkit("score", run_dir)  # back to the defaults for the other tests
     assert (run_dir / "scores.jsonl").read_text() == before
 
 
-def test_a_reviewer_model_is_recorded_apart_from_the_composite(scored_run, tmp_path):
-    _, run_dir, _ = scored_run
+VERDICT = {"does_what_asked": 8, "in_scope": 9, "readable": 6, "would_merge": False, "score": 7,
+           "lines": [{"path": "calc/__init__.py", "line": 12, "why": "debug print"}], "summary": "Prints debug output."}
+INJECTED = "x' ; touch pwned ; echo '"  # a reviewer's argument trying the shell its tools run in
+
+
+def reviewer_script():
+    """A reviewer reading both trees and the reference's, trying to break out (a path outside, a
+    search and a path that would run commands if unquoted), looking for what that would have
+    written, then answering."""
+    reads = [
+        ("read_file", {"path": "calc/__init__.py", "tree": "candidate"}),
+        ("read_file", {"path": "calc/__init__.py", "tree": "base"}),
+        ("search", {"pattern": "def power", "tree": "reference"}),
+        ("read_file", {"path": "../../../etc/passwd"}),
+        ("search", {"pattern": INJECTED, "path": "$(touch pwned2)"}),
+    ]
+    look = [("read_file", {"path": "pwned"}), ("list_files", {"tree": "candidate"})]
+    return [[turn(*reads)], [turn(*look)], [turn(("verdict", VERDICT))]]
+
+
+def tool_answers(run_dir, row):
+    events = [json.loads(line) for line in (run_dir / row["review"]["transcript"]).read_text().splitlines()]
+    return [e["message"]["content"] for e in events if e["type"] == "message" and e["message"]["role"] == "tool"]
+
+
+def test_an_agentic_reviewer_reads_the_trees_read_only_and_is_recorded_apart(scored_run, tmp_path):
+    _, run_dir, sloppy_name = scored_run
     before = {m: r["composite"] for m, r in scores_of(run_dir).items()}
-    verdict = turn(("verdict", {"score": 7, "summary": "Fine, but prints debug output.", "issues": ["print"]}))
-    with HostileServer({"reviewer": [[verdict]]}) as server:
+    with HostileServer({"reviewer": reviewer_script()}) as server:
         config = tmp_path / "evalkit.toml"
         config.write_text(f'[models.reviewer]\nmodel = "r"\nbase_url = "{server.url("reviewer")}"\n')
-        result = run_evalkit("score", run_dir, "--config", config, "--judge", "reviewer")
+        result = run_evalkit("score", run_dir, "--config", config, "--reviewer", "reviewer")
     assert result.returncode == 0, result.stderr[-2000:]
-    for model, row in scores_of(run_dir).items():
-        assert row["judge"]["score"] == 0.7 and row["judge"]["judge"] == "reviewer"
-        assert row["composite"] == before[model]
-    kept = run_evalkit("score", run_dir)  # no judge this time: earlier verdicts are kept
-    assert kept.returncode == 0 and all(r["judge"]["score"] == 0.7 for r in scores_of(run_dir).values())
+    rows = scores_of(run_dir)
+    for model, row in rows.items():
+        review = row["review"]
+        assert review["score"] == 0.7 and review["reviewer"] == "reviewer" and review["mode"] == "agentic"
+        assert review["candidate_applied"]  # the candidate tree holds the change (read below)
+        assert review["answers"]["lines"] == VERDICT["lines"] and review["turns"] == 3 and review["tool_calls"] == 7
+        assert row["composite"] == before[model]  # beside the axes, not in the composite
+        candidate, base, reference, outside, injected, pwned, listing = tool_answers(run_dir, row)
+        assert ("print(\"debug\"" in candidate) == (model == sloppy_name) and "def power" not in base
+        assert "calc/__init__.py" in reference and "def power" in reference
+        assert "outside the repository" in outside and "$(touch pwned2)" in injected  # a name, not a command
+        assert "no such file" in pwned and "pwned" not in listing and "calc/__init__.py" in listing
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["reviewers"][0]["reviewer"] == "reviewer" and summary["reviewers"][0]["reviews"] == 2
+    kept = run_evalkit("score", run_dir)  # no reviewer this time: earlier verdicts are kept
+    assert kept.returncode == 0 and all(r["review"]["score"] == 0.7 for r in scores_of(run_dir).values())
+    weighted = tmp_path / "weighted.toml"
+    weighted.write_text("[scoring.weights]\nreviewer = 1\n")
+    assert run_evalkit("score", run_dir, "--config", weighted).returncode == 0
+    assert all(r["weights"]["reviewer"] > 0 and r["composite"] != before[m] for m, r in scores_of(run_dir).items())
+    run_evalkit("score", run_dir)  # back to the defaults for the other tests
+
+
+def test_a_reviewer_that_fails_is_recorded_and_scoring_goes_on(scored_run, tmp_path):
+    _, run_dir, _ = scored_run
+    mute = [[turn(content="Looks fine to me.")]]
+    wrong = [[turn(("verdict", {**VERDICT, "score": 12}))]]
+    with HostileServer({"mute": mute, "wrong": wrong, "down": [[{"status": 500}]]}) as server:
+        config = tmp_path / "evalkit.toml"
+        config.write_text(models_config(server, ["mute", "wrong", "down"], max_retries=0))
+        errors = {}
+        for name in ("mute", "wrong", "down"):
+            result = run_evalkit("score", run_dir, "--config", config, "--reviewer", name, "--reviewer-mode=no-tools")
+            assert result.returncode == 0, result.stderr[-2000:]
+            errors[name] = {r["review"]["error"] for r in scores_of(run_dir).values() if r["review"]["score"] is None}
+    assert all("never called `verdict`" in e for e in errors["mute"]) and errors["mute"]
+    assert all("out of schema: score" in e for e in errors["wrong"]) and errors["wrong"]
+    assert all(e.startswith("endpoint error") for e in errors["down"]) and errors["down"]
+    assert json.loads((run_dir / "summary.json").read_text())["reviewers"][0]["failed"] == 2
+    run_evalkit("score", run_dir)

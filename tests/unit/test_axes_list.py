@@ -17,15 +17,16 @@ SPELLED_OUT = re.compile(r"""["'](quality|efficiency|interaction)["'],\s*["'](qu
 
 
 def test_the_weights_are_the_axes_with_their_default_weights():
-    assert tuple(Weights.model_fields) == AXIS_NAMES
-    assert Weights().model_dump() == {axis.name: axis.weight for axis in AXES}
+    assert tuple(Weights.model_fields) == (*AXIS_NAMES, "reviewer")  # the reviewer's weight: 0 unless given
+    assert Weights().model_dump() == {axis.name: axis.weight for axis in AXES} | {"reviewer": 0.0}
+    assert set(Weights().normalised()) == set(AXIS_NAMES)
     assert abs(sum(Weights().normalised().values()) - 1) < 1e-9
 
 
 def test_every_view_takes_its_axes_from_the_one_list():
     assert AXIS_COLUMNS == SCORE_COLUMNS == (*AXIS_NAMES, "composite")
-    assert CONTINUOUS_AXES == MEAN_AXES and (*MEAN_AXES, "judge") == CHART_AXES
-    assert all(name in LABELS for name in (*SCORE_COLUMNS, "judge"))
+    assert CONTINUOUS_AXES == MEAN_AXES and (*MEAN_AXES, "reviewer") == CHART_AXES
+    assert all(name in LABELS for name in (*SCORE_COLUMNS, "reviewer"))
 
 
 def test_no_module_or_page_script_spells_the_list_out_again():

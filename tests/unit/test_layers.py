@@ -31,10 +31,12 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("user", ("evalkit.user",)),  # the simulated user: answers the agent's questions over a model client
     ("bridge", ("evalkit.bridge",)),  # the recording model proxy that agents in a sandbox call
     ("agent", ("evalkit.agent",)),  # the tool loop, and agents in a sandbox driving the bridge
+    ("review", ("evalkit.review",)),  # the reviewer agent: reads three trees in a sandbox, answers a rubric
     # judging one attempt in its sandbox: tests run and graded, task health, integrity flags
     ("verify", ("evalkit.verify",)),
     ("runs", ("evalkit.runs",)),
     ("scoring", ("evalkit.scoring",)),  # the after-the-fact axes and run scores
+    ("calibration", ("evalkit.calibration",)),  # graders against sloppy variants: the axis and a reviewer
     ("report", ("evalkit.stats", "evalkit.gather", "evalkit.report", "evalkit.results", "evalkit.interchange")),
     ("cli", ("evalkit.cli", "evalkit")),  # "evalkit": the package __init__ alone
 ]  # fmt: skip
