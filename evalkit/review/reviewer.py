@@ -4,7 +4,8 @@ The no-tools mode is one request offering `verdict` alone (what `--judge` was).
 
 Nothing here raises for the reviewer's sake: an endpoint error, a reviewer that never calls
 `verdict` within its turns, or one whose every answer is out of schema is a verdict with the error
-(an answer out of schema is told to the reviewer, which may answer again while turns are left)."""
+(an answer out of schema is told to the reviewer, which may answer again while turns are left;
+the last request of an agentic review offers `verdict` alone)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ READING = (
     "Read what you need to judge the candidate, then call `verdict`. "
 )
 NUDGE = "Answer by calling the `verdict` tool with your review of the candidate change."
+LAST_TURN = "This is your last turn: call `verdict` now with your review of the candidate change."
 
 
 @dataclass(frozen=True)
@@ -153,8 +155,13 @@ class Reviewer:
         max_turns = self.max_turns if tools is not None else 1
         while tally.turns < max_turns:
             tally.turns += 1
+            last = tally.turns == max_turns and len(offered) > 1
+            if last:  # the reading is over: the last request offers `verdict` alone, and says so
+                messages.append({"role": "user", "content": LAST_TURN})
+                if transcript:
+                    transcript.message(messages[-1])
             try:
-                reply = self.client.complete(messages, offered, deadline)
+                reply = self.client.complete(messages, [VERDICT_TOOL] if last else offered, deadline)
             except EndpointError as exc:
                 tally.error = f"endpoint error ({exc.kind}): {exc}"
                 if transcript:
