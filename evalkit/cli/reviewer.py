@@ -46,13 +46,13 @@ def calibrate(
     ],
     suite: Annotated[Path, typer.Option(help="The suite whose references the corpus is made from.")],
     mode: Annotated[
-        str, typer.Option(help="agentic (reading tools in a sandbox) or no-tools (one request).")
+        str, typer.Option("--reviewer-mode", help="agentic (reading tools in a sandbox) or no-tools (one request).")
     ] = "agentic",
     config: Annotated[Path | None, typer.Option(help="Models and prices (default ./evalkit.toml).")] = None,
     kinds: Annotated[str | None, typer.Option(help="Only these sloppy kinds, comma-separated (default all).")] = None,
     per_repository: Annotated[int, typer.Option(min=0, help="At most N tasks of each repository (0: all).")] = 0,
     tasks: Annotated[int, typer.Option("--tasks", min=0, help="At most N tasks in all (0: all).")] = 0,
-    max_turns: Annotated[int, typer.Option(min=1, help="Requests per review (agentic).")] = 12,
+    max_turns: Annotated[int, typer.Option("--max-review-turns", min=1, help="Requests per review (agentic).")] = 12,
     out: Annotated[
         Path | None, typer.Option(help="The calibration's JSON (default reports/reviewers/<reviewer>__<suite>.json).")
     ] = None,

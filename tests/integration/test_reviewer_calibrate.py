@@ -59,7 +59,7 @@ def test_a_small_real_model_is_calibrated_and_its_failures_are_recorded(
     )
     out = tmp_path / "smollm2.json"
     result = run_evalkit("reviewer", "calibrate", "--reviewer", "smollm2", "--suite", toy_suite_dir,
-                         "--config", config, "--kinds", "hack_markers,debug_print", "--max-turns", "3",
+                         "--config", config, "--kinds", "hack_markers,debug_print", "--max-review-turns", "3",
                          "--out", out, timeout=1500)  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     print(result.stdout)
