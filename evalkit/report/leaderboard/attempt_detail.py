@@ -1,16 +1,22 @@
 """One attempt's detail, the content of `attempts/<n>.js`: the trajectory as a reader follows it,
-the hidden tests' log, the patch, the facts, the scores and the integrity report."""
+the hidden tests' log, the patch, the facts, the scores, the quality axis's parts with the lines
+each blames, the reviewer's verdict with its transcript, and the integrity report."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from evalkit.report.leaderboard.loaded_runs import AttemptRef, attempt_resolved, attempt_tests_passed
+from evalkit.review.verdict import ReviewVerdict
 from evalkit.runs.paths import RunPaths
+from evalkit.scoring.quality import QualityScore
+from evalkit.scoring.quality_reading import QualityFinding
 from evalkit.trajectory import read_trajectory
 
 TEST_LOG_CHARS = 20_000
+LISTED = 20  # findings per quality part, and lines a reviewer blames, listed; the rest only counted
 
 
 # -- one attempt's detail -------------------------------------------------------------------------
@@ -126,6 +132,86 @@ def trajectory_view(events: list[dict]) -> tuple[list[dict], str | None]:
     return out, log
 
 
+# -- the quality axis and the reviewer ------------------------------------------------------------
+def _listed(items: list) -> tuple[list, int]:
+    """The first LISTED items and how many more there are: a sloppy change can have hundreds."""
+    return items[:LISTED], max(0, len(items) - LISTED)
+
+
+def _part_facts(part: str, quality: QualityScore) -> str | None:
+    """What the scope and size parts charge for beside their findings (the figures, not lines)."""
+    if part == "scope" and quality.missed_files:
+        return "reference files left alone: " + ", ".join(quality.missed_files)
+    if part == "size" and quality.size_ratio is not None:
+        return (
+            f"{quality.changed_lines} non-test lines changed, the reference {quality.reference_lines} "
+            f"({round(quality.size_ratio, 2):g}x; 0.5x to 2x is not charged)"
+        )
+    return None
+
+
+def quality_view(quality: QualityScore) -> dict[str, Any]:
+    """Each part of the quality axis with its score, what it took off the axis and the findings it
+    charged for (file and line), so that a reader sees which lines each part blames."""
+    by_part: dict[str, list[QualityFinding]] = {}
+    for finding in quality.findings:
+        by_part.setdefault(finding.part, []).append(finding)
+    parts = []
+    for part in dict.fromkeys([*quality.parts, *by_part]):  # the axis's order; a finding's part never lost
+        shown, more = _listed(by_part.get(part, []))
+        parts.append(
+            {
+                "part": part,
+                "score": quality.parts.get(part),
+                "charged": quality.charged.get(part, 0.0),
+                "cost": quality.weights.get(part),
+                "allowed": quality.allowed.get(part, 0),  # findings the reference shows too: not charged
+                "findings": [f.model_dump(include={"path", "line", "what"}) for f in shown],
+                "more": more,
+                "facts": _part_facts(part, quality),
+            }
+        )
+    return {
+        "score": quality.score,
+        "note": quality.note,
+        "broken_pass_to_pass": quality.broken_pass_to_pass,
+        "parts": parts,
+    }
+
+
+def _transcript(relative: str | None, run_dir: Path) -> tuple[list[dict], str | None]:
+    """The review's events from the run folder, or why there are none."""
+    if not relative:
+        return [], "no transcript recorded"
+    path = Path(run_dir) / relative
+    if not path.resolve().is_relative_to(Path(run_dir).resolve()):
+        return [], f"transcript {relative} is outside the run folder: not read"
+    if not path.is_file():
+        return [], f"transcript {relative} is missing from the run folder"
+    try:
+        return read_trajectory(path), None
+    except (OSError, UnicodeDecodeError) as exc:  # one unreadable transcript costs its own view only
+        return [], f"transcript {relative} cannot be read ({exc})"
+
+
+def review_view(review: ReviewVerdict, run_dir: Path) -> dict[str, Any]:
+    """The reviewer's verdict as the attempt view shows it: the rubric's answers with the lines it
+    blames (the first LISTED), the error of a failed review, what it cost, and its transcript read
+    as an agent's trajectory is."""
+    data = review.model_dump(mode="json")
+    lines_more = 0
+    if data["answers"]:
+        data["answers"]["lines"], lines_more = _listed(data["answers"]["lines"])
+    events, note = _transcript(review.transcript, run_dir)
+    return {**data, "lines_more": lines_more, "transcript_view": trajectory_view(events)[0], "transcript_note": note}
+
+
+_SHOWN_APART: dict[str, Any] = {
+    **dict.fromkeys(("run_id", "task_id", "model", "sample", "integrity", "review"), True),
+    "quality": {"findings"},
+}
+
+
 def attempt_detail(ref: AttemptRef, siblings: list[list[Any]], prompts: dict[str, str]) -> dict[str, Any]:
     """Everything the attempt view shows for one attempt (the content of attempts/<n>.js)."""
     record, run = ref.record, ref.run
@@ -173,7 +259,10 @@ def attempt_detail(ref: AttemptRef, siblings: list[list[Any]], prompts: dict[str
             "faults": record.faults,
             "retries": record.retries,
         },
-        "scores": score.model_dump(exclude={"run_id", "task_id", "model", "sample", "integrity"}) if score else None,
+        # the findings and the review once each, below, rather than in the scores too
+        "scores": score.model_dump(exclude=_SHOWN_APART) if score else None,
+        "quality": quality_view(score.quality) if score else None,
+        "review": review_view(score.review, run.dir) if score and score.review else None,
         "tests": {"fail_to_pass": record.fail_to_pass.model_dump(), "pass_to_pass": record.pass_to_pass.model_dump()},
         "test_log": log,
         "trajectory": trajectory,

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import datetime
 import importlib.metadata
+import shlex
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, ValidationError, model_serializer
 
 from evalkit.agent.agent_table import DEFAULT_AGENT
 from evalkit.axes import LABELS, MEAN_AXES, REVIEWER
+from evalkit.calibration.figures import CAUGHT
+from evalkit.calibration.reviewer_calibration import ReviewerCalibration
 from evalkit.cutoff import AFTER_CUTOFF, CutoffSplit
 from evalkit.errors import EvalkitError
 from evalkit.report.leaderboard.loaded_runs import (
@@ -142,6 +145,22 @@ class SuiteStats(BaseModel):
     underspecified: dict[str, str] = Field(default_factory=dict)
 
 
+class ReviewerEntry(BaseModel):
+    """A reviewer whose verdicts a run holds (summary.json's `reviewers`), with its calibration on
+    the suite when one was made: how far its scores can be trusted, beside the quality axis's."""
+
+    run_id: str
+    reviewer: str
+    mode: str
+    reviews: int
+    failed: int  # reviews without a usable verdict (recorded, never fatal)
+    cost_usd: float | None  # None: some review was unpriced
+    calibration: ReviewerCalibration | None = None
+    calibration_error: str | None = None  # the summary's calibration could not be read
+    calibrate: str  # the command that makes (or makes again) the calibration
+    caught_gap: float = CAUGHT  # the gap below the reference at which a variant counts as caught
+
+
 class SuiteBoard(BaseModel):
     name: str
     path: str
@@ -157,6 +176,7 @@ class SuiteBoard(BaseModel):
     stats: SuiteStats | None
     stats_note: str | None
     loading: list[TaskLoading]  # "7 of 8 tasks loaded" and the skipped tasks, per group of runs that agree
+    reviewers: list[ReviewerEntry] = Field(default_factory=list)  # per run, the reviewers its verdicts come from
 
 
 class Leaderboard(BaseModel):
@@ -252,6 +272,41 @@ def _model_row(model: str, label: str, run: LoadedRun, published: Published) -> 
         source=source,
         after_cutoff=CutoffSplit.model_validate(entry[AFTER_CUTOFF]) if entry.get(AFTER_CUTOFF) else None,
     )
+
+
+def calibrate_command(reviewer: str, suite_path: str, mode: str) -> str:
+    """The command that calibrates `reviewer` on the suite, as a user would type it."""
+    command = f"evalkit reviewer calibrate --reviewer {shlex.quote(reviewer)} --suite {shlex.quote(suite_path)}"
+    return command if mode == "agentic" else f"{command} --reviewer-mode {shlex.quote(mode)}"
+
+
+def _reviewer_entries(run: LoadedRun) -> list[ReviewerEntry]:
+    """The run's reviewers from its summary.json; a calibration that does not read (written by
+    another evalkit) is left out with the reason, never a broken page."""
+    entries = []
+    for raw in (run.summary or {}).get("reviewers") or []:
+        name, mode = str(raw.get("reviewer", "?")), str(raw.get("mode", "agentic"))
+        calibration, error = None, None
+        if raw.get("calibration"):
+            try:
+                calibration = ReviewerCalibration.model_validate(raw["calibration"])
+            except ValidationError as exc:
+                problem = exc.errors()[0]
+                error = f"{'.'.join(map(str, problem['loc'])) or 'calibration'}: {problem['msg']}"
+        entries.append(
+            ReviewerEntry(
+                run_id=run.manifest.run_id,
+                reviewer=name,
+                mode=mode,
+                reviews=int(raw.get("reviews") or 0),
+                failed=int(raw.get("failed") or 0),
+                cost_usd=raw.get("cost_usd"),
+                calibration=calibration,
+                calibration_error=error,
+                calibrate=calibrate_command(name, run.manifest.suite_path, mode),
+            )
+        )
+    return entries
 
 
 def _suite_stats(path: str) -> tuple[SuiteStats | None, dict[str, str], str | None]:
@@ -363,6 +418,7 @@ def _suite_board(
         stats=stats,
         stats_note=note,
         loading=task_loading(suite_runs),
+        reviewers=[entry for run in suite_runs for entry in _reviewer_entries(run)],
     )
     return board, refs, prompts
 

@@ -64,10 +64,12 @@ function showAttempt(d) {
   parts.push(h("h3", { text: "Prompt" }), h("pre", { class: "prompt", text: d.prompt ?? "(not recorded)" }));
   parts.push(h("h3", { text: "Final message" }), h("pre", { class: "final", text: d.final_message ?? "(none)" }));
   parts.push(h("h3", { text: "Scores" }), scoresView(d));
+  if (d.quality) parts.push(h("h3", { text: "Quality" }), qualityView(d.quality));
+  if (d.review) parts.push(h("h3", { text: "Review" }), reviewView(d.review));
   parts.push(h("h3", { text: "Integrity" }), integrityView(d.integrity));
   parts.push(h("h3", { text: "Hidden tests" }), testsView(d.tests, d.test_log));
   parts.push(h("h3", { text: "Final diff" + (d.patch_applied ? "" : " (did not apply)") }), diffView(d.patch));
-  parts.push(h("h3", { text: "Trajectory" }), trajectoryView(d));
+  parts.push(h("h3", { text: "Trajectory" }), trajectoryView(d.trajectory, d.trajectory_note));
   body.replaceChildren(...parts);
   dialog.scrollTop = 0;
 }
@@ -124,19 +126,92 @@ function scoresView(d) {
       ...(sc.interaction.score === null ? {} : Object.fromEntries((sc.interaction.not_observed || []).map((k) => [k, "n/a"]))) }],
     ["composite", sc.composite, sc.weights],
   ];
-  if (sc.review) rows.push(["reviewer", sc.review.score, { reviewer: sc.review.reviewer, mode: sc.review.mode, summary: sc.review.summary, issues: sc.review.issues, error: sc.review.error }]);
+  const rv = d.review;  // its answers, lines and transcript in the Review section
+  if (rv) rows.push(["reviewer", rv.score, { reviewer: rv.reviewer, mode: rv.mode, error: rv.error ? "failed (see Review)" : null }]);
   const tbody = h("tbody");
-  rows.forEach(([name, score, parts]) => put(tbody, h("tr", null, h("td", { text: words(AXIS_LABELS, name) }), h("td", { text: score === null ? "n/a" : dec(score) }),
+  rows.forEach(([name, score, parts]) => put(tbody, h("tr", null, h("td", { text: words(AXIS_LABELS, name) }), h("td", { text: score !== null ? dec(score) : name === "reviewer" ? "none" : "n/a" }),
     h("td", { class: "text" }, keyValues(parts)))));
   const table = h("table", { class: "scores" }, h("thead", null, h("tr", null, h("th", { text: "axis" }), h("th", { text: "score" }),
     h("th", { class: "text", text: "parts" }))), tbody);
   const notes = [];
   if (sc.did_work === false) notes.push("No work: the change was empty, did not apply, or was all put back or whitespace, so quality, efficiency, interaction and the composite are 0.");
-  const na = rows.filter(([, score]) => score === null).map(([name]) => name);
+  const na = rows.filter(([name, score]) => score === null && name !== "reviewer").map(([name]) => name);  // a failed review: its own note
   if (na.length) notes.push("n/a: " + na.join(", ") + ": the agent does not produce the evidence these need (token usage, evalkit's tool calls and a final message, or its recorded model traffic); left out of the composite, whose weights are renormalised.");
   if (sc.interaction.score !== null && (sc.interaction.not_observed || []).length) notes.push("Interaction is scored from the agent's recorded model traffic: what its own tools did with each call (failed edits, tool errors, timeouts) is not observed (n/a), not counted.");
   if (d.integrity.verdict === "fail" && sc.correctness.tests_resolved) notes.push("The hidden tests passed, but the integrity verdict is fail: unresolved, correctness and composite 0.");
   return h("div", null, table, notes.map((n) => h("p", { class: "note", text: n })));
+}
+// a finding's or a blamed line's place: "path:line", the path alone for the whole file
+const place = (path, line) => (isNum(line) && line > 0 ? path + ":" + line : path);
+// a list cut to its first items by the report, with the count of the rest
+function cappedList(items, more, item) {
+  return [h("ul", { class: "tests" }, items.map(item)),
+    more ? h("p", { class: "note", text: "… and " + int(more) + " more, not listed" }) : null];
+}
+// each part of the quality axis: its score and what it took off, then the lines it blames; the
+// parts that charged nothing on one line
+function qualityView(q) {
+  const box = h("div", { class: "quality" });
+  put(box, h("p", null, "quality ", h("strong", { text: dec(q.score) }),
+    h("span", { class: "meta", text: (q.parts.length ? " = 1 − what the parts charged" : "") + (q.broken_pass_to_pass
+      ? ", × the share of PASS_TO_PASS tests still passing (" + int(q.broken_pass_to_pass) + " broken)" : "") })));
+  if (q.note) put(box, h("p", { class: "note", text: q.note }));
+  const clean = q.parts.filter((p) => !p.charged && !p.findings.length);
+  for (const p of q.parts.filter((part) => !clean.includes(part))) {
+    const count = p.findings.length + p.more;
+    const head = words(PART_LABELS, p.part) + " " + (p.score === null ? "—" : dec(p.score, 2)) +
+      " · charged " + dec(p.charged, 2) + (count ? " · " + count + (count === 1 ? " finding" : " findings") : "") +
+      (p.allowed ? " · " + p.allowed + " as in the reference, not charged" : "");
+    const details = h("details", { class: "quality-part", open: p.charged ? "" : null },
+      h("summary", { title: isNum(p.cost) ? p.cost + " a finding" : null, text: head }));
+    if (p.facts) put(details, h("p", { class: "note", text: p.facts }));
+    if (count) put(details, cappedList(p.findings, p.more, (f) => h("li", null, h("span", { class: "mono", text: place(f.path, f.line) }), ": " + f.what)));
+    put(box, details);
+  }
+  if (clean.length) put(box, h("p", { class: "meta", text: "nothing charged: " + clean.map((p) => words(PART_LABELS, p.part)).join(", ") }));
+  return box;
+}
+const MODE_LABELS = { agentic: "agentic (read the trees with tools)", "no-tools": "no tools (one request)" };
+// the reviewer's verdict: the rubric's answers, leftovers, the lines it blames, its error (kept, not
+// fatal), what it cost, and its transcript, read as the agent's trajectory is
+function reviewView(r) {
+  const box = h("div", { class: "review" });
+  put(box, h("p", null, h("span", { class: "mono", text: r.reviewer }), " · " + words(MODE_LABELS, r.mode) + " · score ",
+    h("strong", { text: r.score === null ? "none" : dec(r.score, 2) })));
+  if (r.error) {
+    put(box, h("p", null, h("span", { class: "fault", text: "the review failed: " }), r.error));
+    put(box, h("p", { class: "note", text: "Recorded, not fatal: this attempt's other scores stand; the review has no score and counts as failed in the reviewer's figures." }));
+  }
+  const a = r.answers;
+  if (a) {
+    const grade = (v) => (isNum(v) ? v + "/10" : "—");
+    const line = h("span", { class: "parts" });
+    [["does what was asked", grade(a.does_what_asked)], ["in scope", grade(a.in_scope)], ["readable", grade(a.readable)],
+      ["grade", grade(a.score)], ["would merge", a.would_merge ? "yes" : "no"]].forEach(([k, v]) =>
+      put(line, h("span", { class: "part" }, h("span", { class: "key", text: k }), " ", h("span", { class: "value short", text: v }))));
+    put(box, h("p", null, line));
+    put(box, h("p", { class: "meta", text: a.leftovers.length ? "leftovers:" : "no leftovers named" }));
+    if (a.leftovers.length) put(box, h("ul", { class: "tests" }, a.leftovers.map((t) => h("li", { text: t }))));
+    const blamed = a.lines.length + (r.lines_more || 0);
+    put(box, h("p", { class: "meta", text: blamed ? "lines blamed (" + blamed + "):" : "no line blamed" }));
+    if (blamed) put(box, cappedList(a.lines, r.lines_more, (l) => h("li", null, h("span", { class: "mono", text: place(l.path, l.line) }), l.why ? ": " + l.why : "")));
+  } else if (!r.error) {
+    put(box, h("p", { class: "note", text: "no rubric answers recorded" }));
+  }
+  const summary = r.summary || (a && a.summary);
+  if (summary) put(box, h("pre", { class: "final", text: summary }));
+  if ((r.issues || []).length) put(box, h("ul", { class: "tests" }, r.issues.map((t) => h("li", { text: t }))));
+  put(box, h("p", { class: "facts meta", text: [int(r.turns) + " turn" + (r.turns === 1 ? "" : "s"),
+    int(r.tool_calls) + " tool call" + (r.tool_calls === 1 ? "" : "s"), int(r.prompt_tokens) + " prompt tokens",
+    int(r.completion_tokens) + " completion tokens", "cost " + usd(r.cost_usd)].join(" · ") }));
+  if (r.rubric) put(box, h("details", null, h("summary", { text: "rubric" }), h("pre", { text: r.rubric })));
+  const events = r.transcript_view || [];
+  if (r.transcript_note) put(box, h("p", { class: "note", text: "Transcript: " + r.transcript_note }));
+  if (events.length) {
+    put(box, h("details", { class: "review-transcript" }, h("summary", { text: "the reviewer's transcript (" + events.length + (events.length === 1 ? " event, " : " events, ") + r.transcript + ")" }),
+      trajectoryView(events, null, "transcript")));
+  }
+  return box;
 }
 // the verdict, every flag (kind, source, step, evidence as text) and the paths put back before the hidden tests
 function integrityView(report) {
@@ -190,10 +265,12 @@ function diffView(patch) {
 }
 // an event's time since the attempt started ("at 1 min 5 s: ")
 const sinceStart = (t) => (isNum(t) ? "at " + duration(t) + ": " : "");
-function trajectoryView(d) {
-  const box = h("div", { class: "trajectory" });
-  if (d.trajectory_note) put(box, h("p", { class: "note", text: d.trajectory_note }));
-  for (const e of d.trajectory) {
+// events as trajectory_view gives them: the agent's trajectory, or a reviewer's transcript (class
+// "transcript", so that the attempt's own trajectory stays the one ".trajectory")
+function trajectoryView(events, note, cls = "trajectory") {
+  const box = h("div", { class: cls });
+  if (note) put(box, h("p", { class: "note", text: note }));
+  for (const e of events) {
     if (e.kind === "message") {
       const role = e.role || "?";
       const item = h("div", { class: "event " + role });

@@ -14,7 +14,7 @@ const STOP_LABELS = {
   submitted: "submitted", no_tool_call: "answered without a tool call", max_turns: "turn budget used up",
   max_tokens: "token budget used up", wall_time: "time budget used up", context_overflow: "context window full",
   endpoint_error: "endpoint error", sandbox_error: "sandbox error", environment_error: "environment error",
-  agent_error: "the agent crashed",
+  agent_error: "the agent crashed", verdict: "verdict given",  // verdict: a reviewer's transcript
 };
 // the parts of each axis in the attempt view, in words (an unknown key is shown as it is)
 const PART_LABELS = {

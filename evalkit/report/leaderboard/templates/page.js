@@ -21,6 +21,7 @@ function renderSuite(suite, index) {
   put(section, h("h3", { text: "Leaderboard" }));
   put(section, leaderboardTable(suite));
   put(section, tableNotes(suite));
+  put(section, reviewersView(suite));
   put(section, h("h3", { text: suite.chart_x === "tokens"
     ? "Completion tokens against resolved rate, and each axis" : "Cost against resolved rate, and each axis" }));
   put(section, h("div", { class: "charts" }, tradeoffChart(suite), axisMultiples(suite)));

@@ -257,3 +257,49 @@ function tableNotes(suite) {
     h("summary", { text: "How each column is computed" }), notes.map((n) => h("p", { text: n })));
 }
 
+
+// -- reviewers -----------------------------------------------------------------------------------
+// the reviewers whose verdicts the suite's runs hold: how many, how many failed, what they cost,
+// and how far to trust each: its calibration on the suite beside the quality axis's, or how to make one
+function reviewersView(suite) {
+  const reviewers = suite.reviewers || [];
+  if (!reviewers.length) return null;
+  const caught = reviewers.map((r) => r.caught_gap)[0];
+  const note = h("p", { class: "note", text: "Calibration, per sloppy kind (the reference change made worse one way), over the tasks where both " +
+    "were reviewed: lower, the share where the variant scored below the reference; caught, at least " + caught +
+    " below; mean gap, reference minus variant; AUC, the chance a reference outscores a variant (0.5: chance). The " +
+    "quality axis's figures are on the same pairs; agreement, how often reviewer and axis agree that a variant is " +
+    "worse; Spearman's ρ, how alike they rank every change. Made by `evalkit reviewer calibrate`." });
+  return h("div", { class: "reviewers" }, h("h3", { text: "Reviewers" }), reviewers.map(reviewerView), note);
+}
+function reviewerView(r) {
+  const box = h("div", { class: "reviewer" });
+  put(box, h("p", null, h("strong", { class: "mono", text: r.reviewer }), " · " + r.mode + " · run " + r.run_id + " · " +
+    int(r.reviews) + " reviews, " + int(r.failed) + " failed" + (r.failed ? " (recorded with their errors, not fatal)" : "") +
+    " · cost " + usd(r.cost_usd)));
+  const c = r.calibration;
+  if (!c) {
+    put(box, h("p", { class: "note" }, "not calibrated" + (r.calibration_error
+      ? " (the calibration in summary.json could not be read: " + r.calibration_error + ")" : "") + ": run ",
+    h("code", { text: r.calibrate })));
+    return box;
+  }
+  put(box, h("p", { class: "meta" }, "calibrated on suite " + c.suite + ": " + int(c.tasks) + " tasks, " + int(c.changes) +
+    " changes reviewed, " + int(c.failed) + " failed" + (c.failed ? " (" + Object.entries(c.errors || {}).map(([k, n]) => k + " × " + n).join(", ") + ")" : "") +
+    " · made ", when(c.made_at), " · cost " + usd(c.cost_usd)));
+  const axis = new Map((c.axis_kinds || []).map((k) => [k.kind, k]));
+  const head = h("tr", null, ["sloppy kind", "pairs", "lower", "caught", "mean gap", "AUC", "quality axis: caught", "quality axis: AUC"]
+    .map((t, i) => h("th", { class: i ? null : "text", text: t })));
+  const tbody = h("tbody");
+  for (const k of c.kinds || []) {
+    const a = axis.get(k.kind) || {};
+    put(tbody, h("tr", null, h("td", { class: "mono", text: k.kind }), h("td", { text: int(k.pairs) }), h("td", { text: pct(k.lower) }),
+      h("td", { text: pct(k.caught) }), h("td", { text: dec(k.mean_gap) }), h("td", { text: dec(k.auc, 2) }),
+      h("td", { text: pct(a.caught) }), h("td", { text: dec(a.auc, 2) })));
+  }
+  put(box, h("div", { class: "scroll" }, h("table", { class: "calibration" }, h("thead", null, head), tbody)));
+  put(box, h("p", null, "references' median score: " + dec(c.reference_median, 2) + " (the quality axis's " +
+    dec(c.axis_reference_median, 2) + ") · agreement with the quality axis on whether a variant is worse: " +
+    pct(c.agreement) + " of " + int(c.agreement_pairs) + " pairs · Spearman's ρ over every change: " + dec(c.spearman, 2)));
+  return box;
+}
